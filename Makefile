@@ -1,0 +1,58 @@
+# Two commands on a fresh machine: `make book` and `make test`. Everything else is optional.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+JOBS ?= 2
+
+.PHONY: help setup book test lint unit lab student grade-demo bench lock clean
+
+help:
+	@echo "make book     set up .venv and build the HTML book into _build/html"
+	@echo "make test     set up .venv, lint, build the book, run unit, notebook and browser tests"
+	@echo "make lab      open the labs in JupyterLab"
+	@echo "make student  write student versions of the labs into labs/student/"
+	@echo "make bench    measure simulator speed (python -m simcore bench)"
+
+$(STAMP): requirements.txt pyproject.toml
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (disklab)" >/dev/null
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+book/_static/plotly.min.js: $(STAMP)
+	$(PY) tools/book_assets.py book/_static
+
+book: $(STAMP) book/_static/plotly.min.js
+	$(PY) tools/build_book.py
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+unit: $(STAMP)
+	$(VENV)/bin/pytest -q tests -m "not browser and not book"
+
+test: $(STAMP) lint book
+	$(VENV)/bin/pytest tests labs --nbval-lax --nbval-current-env -p no:cacheprovider
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab labs/
+
+student: $(STAMP)
+	$(PY) -m simcore student labs --out labs/student
+
+bench: $(STAMP)
+	$(PY) -m simcore bench
+
+lock:
+	rm -rf /tmp/disklab-lock && $(PYTHON) -m venv /tmp/disklab-lock
+	/tmp/disklab-lock/bin/pip install --quiet -r requirements.in
+	/tmp/disklab-lock/bin/pip freeze --exclude-editable > requirements.txt
+
+clean:
+	rm -rf _build book/_static/plotly.min.js .pytest_cache

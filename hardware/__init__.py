@@ -1,0 +1,3 @@
+"""Measuring real disks safely: probe devices, run fio and hdparm, parse and record results."""
+
+__all__: list[str] = []

@@ -1,0 +1,84 @@
+"""simcore: a small, validated SimPy disk simulator.
+
+The verbs: :func:`load_disk`, a workload maker (:func:`random_open`,
+:func:`random_closed`, ...), :func:`run`, :func:`sweep`; results come back as
+flat records (:class:`Completed`) in a :class:`RunResult`.
+"""
+
+from .access import Access, HeadState, Mechanism
+from .drive import Drive, HeadView
+from .engine import replay_validation, run, sweep
+from .errors import DisklabError, ProfileError, RequestError, TraceError
+from .layout import SECTOR_BYTES, Layout, PhysicalAddress, TrackPiece
+from .mechanics import (
+    FourPhaseSeek,
+    LinearSeek,
+    SeekCurve,
+    SeekPhases,
+    TableSeek,
+    ThreePointSeek,
+    mean_rotational_latency_ms,
+    rotational_latency_ms,
+)
+from .metrics import cdf, demerit
+from .profile import DiskProfile, SeekSpec, Zone
+from .profiles import list_disks, load_disk
+from .records import READ, WRITE, Completed, Request
+from .results import RunResult
+from .workloads import (
+    ClosedWorkload,
+    OpenWorkload,
+    ValidationWorkload,
+    from_tuples,
+    random_closed,
+    random_open,
+    sequential_open,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "READ",
+    "SECTOR_BYTES",
+    "WRITE",
+    "Access",
+    "ClosedWorkload",
+    "Completed",
+    "DiskProfile",
+    "DisklabError",
+    "Drive",
+    "FourPhaseSeek",
+    "HeadState",
+    "HeadView",
+    "Layout",
+    "LinearSeek",
+    "Mechanism",
+    "OpenWorkload",
+    "PhysicalAddress",
+    "ProfileError",
+    "Request",
+    "RequestError",
+    "RunResult",
+    "SeekCurve",
+    "SeekPhases",
+    "SeekSpec",
+    "TableSeek",
+    "ThreePointSeek",
+    "TrackPiece",
+    "TraceError",
+    "ValidationWorkload",
+    "Zone",
+    "cdf",
+    "demerit",
+    "from_tuples",
+    "list_disks",
+    "load_disk",
+    "mean_rotational_latency_ms",
+    "random_closed",
+    "random_open",
+    "replay_validation",
+    "rotational_latency_ms",
+    "run",
+    "sequential_open",
+    "sweep",
+]

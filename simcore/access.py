@@ -1,0 +1,135 @@
+"""One request's trip under the head: seek, rotational wait, media transfer.
+
+Pure arithmetic over the layout and the seek curve, with the platter angle a
+continuous function of simulated time. The drive process calls it once per
+request; schedulers call :meth:`Mechanism.positioning_ms` to compare
+candidates. Seeds: Gray 2000 §2.3-2.6; Schindler et al. 2002 §2.2 (head
+switches inside a transfer, zero-latency access); DiskSim's positioning rule
+``max(seek, head switch)`` and write settle on every non-zero move.
+
+Breakdown of a request (all ms): ``seek`` holds every arm move and head switch
+(also those inside a multi-track transfer), ``rotation`` every wait for a
+sector to come round (skew gaps included), ``transfer`` the time sectors pass
+under the head, ``interface`` the bus time that does not overlap the media.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from .layout import SECTOR_BYTES, Layout
+from .mechanics import SeekCurve, seek_for
+from .profile import DiskProfile
+
+
+class Access(NamedTuple):
+    """The mechanical cost of one request and where the head ends up."""
+
+    seek_ms: float
+    rotation_ms: float
+    transfer_ms: float
+    interface_ms: float
+    end_ms: float
+    cylinder: int
+    surface: int
+
+
+class HeadState:
+    """Where the arm is. The angle is not stored: it follows from the clock."""
+
+    __slots__ = ("cylinder", "surface")
+
+    def __init__(self, cylinder: int = 0, surface: int = 0):
+        self.cylinder, self.surface = cylinder, surface
+
+
+class Mechanism:
+    """Seek, rotation and media transfer of one drive."""
+
+    def __init__(self, profile: DiskProfile, layout: Layout | None = None,
+                 seek: SeekCurve | None = None):
+        self.profile = profile
+        self.layout = layout or Layout(profile)
+        self.seek = seek or seek_for(profile)
+        self._seek_times = self.seek.times
+        self.rev_ms = profile.revolution_ms
+        self.phase0 = profile.initial_angle % 1.0
+        self.head_switch_ms = profile.head_switch_ms
+        self.write_settle_ms = profile.write_settle_ms
+        self.zl_read = profile.zero_latency_reads
+        self.zl_write = profile.zero_latency_writes
+        rate = profile.interface_mb_s
+        self.bus_sector_ms = SECTOR_BYTES / (rate * 1000.0) if rate > 0 else 0.0
+
+    def angle_at(self, t_ms: float) -> float:
+        """Platter angle under the heads at time ``t_ms``, in revolutions."""
+        return (self.phase0 + t_ms / self.rev_ms) % 1.0
+
+    def move_ms(self, from_cyl: int, from_surface: int, to_cyl: int, to_surface: int,
+                is_write: bool) -> float:
+        """Arm and head-switch time between two tracks (DiskSim: the larger of the two)."""
+        t = self._seek_times[abs(to_cyl - from_cyl)]
+        if to_surface != from_surface and t < self.head_switch_ms:
+            t = self.head_switch_ms
+        if is_write and t > 0.0:
+            t += self.write_settle_ms
+        return t
+
+    def positioning_ms(self, lba: int, is_write: bool, now: float, head: HeadState) -> float:
+        """Seek plus rotational wait to the request's first sector, from the head's state now."""
+        addr = self.layout.locate(lba)
+        move = self.move_ms(head.cylinder, head.surface, addr.cylinder, addr.surface, is_write)
+        return move + ((addr.angle - self.angle_at(now + move)) % 1.0) * self.rev_ms
+
+    def access(self, lba: int, sectors: int, is_write: bool, start_ms: float,
+               head: HeadState) -> Access:
+        """Serve ``sectors`` from ``lba`` starting at ``start_ms``; updates nothing."""
+        rev = self.rev_ms
+        zero_latency = self.zl_write if is_write else self.zl_read
+        t = start_ms
+        cyl, surface = head.cylinder, head.surface
+        seek_total = rot_total = xfer_total = 0.0
+        t_first_lba = None
+        first_piece = True
+        for piece in self.layout.pieces(lba, sectors):
+            move = self.move_ms(cyl, surface, piece.cylinder, piece.surface, is_write)
+            t += move
+            seek_total += move
+            cyl, surface = piece.cylinder, piece.surface
+            spt = piece.sectors_per_track
+            st = rev / spt
+            pos = ((self.phase0 + t / rev) % 1.0) * spt  # sectors past the index mark
+            first, span = piece.first_sector, piece.span
+            if zero_latency:
+                boundary = math.ceil(pos - 1e-9)
+                wait = (boundary - pos) * st
+                q = boundary % spt
+                off = (q - first) % spt
+                if 0 < off < span:  # landed inside the run: one revolution reads it all
+                    elapsed = wait + spt * st
+                    lba_order_start = t + wait + (spt - off) * st  # when the run's start comes round
+                else:
+                    gap = ((first - q) % spt) * st
+                    elapsed = wait + gap + span * st
+                    lba_order_start = t + wait + gap
+            else:
+                wait = ((first - pos) % spt) * st
+                elapsed = wait + span * st
+                lba_order_start = t + wait
+            transfer = span * st
+            rot_total += elapsed - transfer
+            xfer_total += transfer
+            if first_piece:
+                t_first_lba = lba_order_start
+                first_piece = False
+            t += elapsed
+        interface = 0.0
+        if self.bus_sector_ms:
+            bus_total = sectors * self.bus_sector_ms
+            if is_write:  # data crosses the bus while the arm moves; media waits for it
+                interface = max(0.0, bus_total - (t - start_ms))
+            else:  # data leaves the buffer in LBA order while the media still reads
+                overlap = t - (t_first_lba if t_first_lba is not None else t)
+                interface = max(self.bus_sector_ms, bus_total - overlap)
+        return Access(seek_total, rot_total, xfer_total, interface, t + interface, cyl, surface)

@@ -1,0 +1,245 @@
+"""Seek curves and the spinning platter.
+
+Seeds: Gray 2000 §2.3 (the four seek phases: speed-up, coast, slow-down,
+settle; "very short seeks ... are dominated by settle time"), §2.4 (rotational
+latency); Ruemmler & Wilkes 1994 as summarised there (square root for short
+seeks, linear for long); DiskSim's ``dm_mech_g1`` (measured seek tables,
+interpolated, extrapolated from the last two points).
+
+Every seek model precomputes a table over all distances ``0..cylinders-1``
+so the simulator's hot path is one list index.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .profile import DiskProfile, SeekSpec
+
+
+class SeekPhases(NamedTuple):
+    """Where a seek's time goes, in ms."""
+
+    accelerate_ms: float
+    coast_ms: float
+    decelerate_ms: float
+    settle_ms: float
+
+    @property
+    def total_ms(self) -> float:
+        return self.accelerate_ms + self.coast_ms + self.decelerate_ms + self.settle_ms
+
+
+def spec_sheet_average(times) -> float:
+    """Mean seek over all ordered pairs of distinct cylinders (the datasheet definition).
+
+    Distance ``d`` occurs ``2 (C - d)`` times among the ``C (C - 1)`` ordered pairs.
+    """
+    t = np.asarray(times, dtype=float)
+    c = len(t)
+    w = c - np.arange(1, c, dtype=float)
+    return float(np.dot(w, t[1:]) / w.sum())
+
+
+class SeekCurve:
+    """A seek model: time for a distance in cylinders, as a precomputed table."""
+
+    name = "table"
+
+    def __init__(self, times: list[float]):
+        if times[0] != 0.0:
+            times = [0.0, *times[1:]]
+        self.times = times
+        self.cylinders = len(times)
+
+    def seek_ms(self, distance: int) -> float:
+        return self.times[abs(distance)]
+
+    def average_ms(self) -> float:
+        return spec_sheet_average(self.times)
+
+    def phases(self, distance: int) -> SeekPhases:
+        """Models without physics report the whole seek as one settle-free move."""
+        t = self.seek_ms(distance)
+        return SeekPhases(t / 2, 0.0, t / 2, 0.0)
+
+
+class LinearSeek(SeekCurve):
+    """Textbook seek: ``base + per_cylinder x d`` (and 0 for d = 0)."""
+
+    name = "linear"
+
+    def __init__(self, cylinders: int, base_ms: float, per_cylinder_ms: float):
+        self.base_ms, self.per_cylinder_ms = base_ms, per_cylinder_ms
+        super().__init__([0.0] + [base_ms + per_cylinder_ms * d for d in range(1, cylinders)])
+
+
+class TableSeek(SeekCurve):
+    """A measured curve: linear between points, extrapolated from the last two."""
+
+    name = "table"
+
+    def __init__(self, cylinders: int, points: list[tuple[int, float]]):
+        pts = sorted(p for p in points if p[0] > 0)
+        self.points = pts
+        xs = np.array([0.0] + [float(p[0]) for p in pts])
+        ts = np.array([0.0] + [float(p[1]) for p in pts])
+        d = np.arange(cylinders, dtype=float)
+        times = np.interp(d, xs, ts)
+        if len(xs) >= 2 and cylinders - 1 > xs[-1]:
+            slope = (ts[-1] - ts[-2]) / (xs[-1] - xs[-2])
+            beyond = d > xs[-1]
+            times[beyond] = ts[-1] + slope * (d[beyond] - xs[-1])
+        super().__init__([float(t) for t in times])
+
+
+class FourPhaseSeek(SeekCurve):
+    """The physical model: accelerate, coast at top speed, decelerate, settle.
+
+    The arm accelerates at ``a`` (cylinders/ms^2) until it reaches half the
+    distance or the top speed ``v`` (cylinders/ms), coasts at ``v`` if it got
+    there, decelerates symmetrically, then settles for ``settle_ms``.
+    """
+
+    name = "four-phase"
+
+    def __init__(self, cylinders: int, accel: float, max_speed: float, settle_ms: float):
+        if accel <= 0 or max_speed <= 0 or settle_ms < 0:
+            raise ValueError("four-phase seek needs accel > 0, max_speed > 0, settle >= 0")
+        self.accel, self.max_speed, self.settle_ms = accel, max_speed, settle_ms
+        d = np.arange(cylinders, dtype=float)
+        short = d <= max_speed * max_speed / accel
+        with np.errstate(divide="ignore", invalid="ignore"):
+            move = np.where(short, 2.0 * np.sqrt(d / accel),
+                            max_speed / accel + d / max_speed)
+        times = np.where(d > 0, move + settle_ms, 0.0)
+        super().__init__(times.tolist())
+
+    def phases(self, distance: int) -> SeekPhases:
+        d = abs(distance)
+        if d == 0:
+            return SeekPhases(0.0, 0.0, 0.0, 0.0)
+        a, v = self.accel, self.max_speed
+        if d <= v * v / a:  # never reaches top speed: half the way up, half down
+            t = math.sqrt(d / a)
+            return SeekPhases(t, 0.0, t, self.settle_ms)
+        t = v / a
+        return SeekPhases(t, (d - v * v / a) / v, t, self.settle_ms)
+
+    @classmethod
+    def fit(
+        cls, cylinders: int, single_ms: float, average_ms: float, full_ms: float
+    ) -> FourPhaseSeek:
+        """Calibrate acceleration, top speed and settle to three published times.
+
+        For a trial settle ``s``: the one-cylinder seek fixes ``a``; the
+        full-stroke seek fixes ``v``; bisection on ``s`` matches the average.
+        """
+        span = cylinders - 1
+
+        def build(settle: float) -> FourPhaseSeek | None:
+            move = single_ms - settle
+            if move <= 0:
+                return None
+            accel = 4.0 / (move * move)  # t(1) = settle + 2 sqrt(1/a)
+            full_move = full_ms - settle
+            # reaches top speed v: full_move = 2v/a + (D - v^2/a)/v = v/a + D/v
+            # solve v^2/a - full_move v + D = 0 for the smaller root (coast as long as possible)
+            disc = full_move * full_move - 4.0 * span / accel
+            if disc < 0:  # never reaches top speed even on a full stroke
+                v = math.sqrt(span * accel)
+            else:
+                v = (full_move - math.sqrt(disc)) * accel / 2.0
+                v = max(v, 1e-9)
+            return cls(cylinders, accel, v, settle)
+
+        lo, hi = 0.0, single_ms * 0.999
+        best = build(lo)
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            model = build(mid)
+            if model is None:
+                hi = mid
+                continue
+            best = model
+            if model.average_ms() > average_ms:
+                lo = mid  # more settle means a faster arm, so shorter average seeks
+            else:
+                hi = mid
+        assert best is not None
+        return best
+
+
+class ThreePointSeek(SeekCurve):
+    """Ruemmler-Wilkes shape through single-cylinder, average and full-stroke times.
+
+    ``t(d) = single + a sqrt(d - 1)`` up to a knee ``d*``, then linear and
+    tangent to the root curve up to ``t(D) = full``. The knee is chosen so the
+    datasheet average over all cylinder pairs equals ``average_ms``. If the
+    average cannot be met (too low for any such curve), the closest curve is used.
+    """
+
+    name = "three-point"
+
+    def __init__(self, cylinders: int, single_ms: float, average_ms: float, full_ms: float):
+        self.single_ms, self.target_average_ms, self.full_ms = single_ms, average_ms, full_ms
+        span = cylinders - 1
+        lo, hi = 1.0, float(span)
+        times = self._curve(cylinders, hi)
+        for _ in range(50):
+            knee = math.sqrt(lo * hi)
+            times = self._curve(cylinders, knee)
+            # a later knee means more of the concave root curve, so a higher average
+            if spec_sheet_average(times) > average_ms:
+                hi = knee
+            else:
+                lo = knee
+        self.knee = math.sqrt(lo * hi)
+        super().__init__(self._curve(cylinders, self.knee).tolist())
+
+    def _curve(self, cylinders: int, knee: float) -> np.ndarray:
+        span = cylinders - 1
+        s, f = self.single_ms, self.full_ms
+        k = max(knee - 1.0, 1e-9)
+        # continuity and tangency at the knee, and t(span) = full:
+        # t(knee) = s + a sqrt(k); slope e = a / (2 sqrt(k)); f = t(knee) + e (span - knee)
+        a = (f - s) / (math.sqrt(k) + (span - knee) / (2 * math.sqrt(k)))
+        e = a / (2 * math.sqrt(k))
+        tk = s + a * math.sqrt(k)
+        d = np.arange(cylinders, dtype=float)
+        out = np.where(d <= knee, s + a * np.sqrt(np.maximum(d - 1.0, 0.0)), tk + e * (d - knee))
+        out[0] = 0.0
+        return out
+
+
+def build_seek(spec: SeekSpec, cylinders: int) -> SeekCurve:
+    """The seek curve a profile asks for."""
+    if spec.model == "linear":
+        return LinearSeek(cylinders, spec.base_ms, spec.per_cylinder_ms)
+    if spec.model == "table":
+        return TableSeek(cylinders, list(spec.table))
+    if spec.model == "three-point":
+        return ThreePointSeek(cylinders, spec.single_ms, spec.average_ms, spec.full_ms)
+    if spec.accel_cyl_per_ms2 and spec.max_speed_cyl_per_ms and spec.settle_ms is not None:
+        return FourPhaseSeek(
+            cylinders, spec.accel_cyl_per_ms2, spec.max_speed_cyl_per_ms, spec.settle_ms
+        )
+    return FourPhaseSeek.fit(cylinders, spec.single_ms, spec.average_ms, spec.full_ms)
+
+
+def mean_rotational_latency_ms(rpm: float) -> float:
+    """Half a revolution: the expected wait for a sector at a random angle."""
+    return 30_000.0 / rpm
+
+
+def rotational_latency_ms(rpm: float, head_angle: float, target_angle: float) -> float:
+    """Wait until ``target_angle`` passes under a head now at ``head_angle`` (revolutions)."""
+    return ((target_angle - head_angle) % 1.0) * 60_000.0 / rpm
+
+
+def seek_for(profile: DiskProfile) -> SeekCurve:
+    """Build the seek curve of a profile."""
+    return build_seek(profile.seek, profile.cylinders)

@@ -1,0 +1,117 @@
+"""Disk profiles: frozen records of a drive's published parameters.
+
+A profile is plain data (one TOML file in ``data/disks/``). It says what the
+drive is, where every number comes from and which numbers are assumed. The
+loader in :mod:`simcore.profiles` validates it; the layout and mechanics
+modules turn it into a working model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Mapping = Literal["conventional", "serpentine"]
+
+
+@dataclass(frozen=True)
+class Zone:
+    """A band of adjacent cylinders whose tracks hold the same number of sectors.
+
+    ``slips`` are zone-relative physical slots (in mapping order) that hold a
+    defective sector: the LBA sequence skips them. Slips consume the zone's
+    ``spares`` first (spare sectors sit at the end of the zone, as in DiskSim's
+    sparing scheme 9); more slips than spares shorten the zone.
+    """
+
+    first_cylinder: int
+    last_cylinder: int
+    sectors_per_track: int
+    track_skew: int
+    cylinder_skew: int
+    first_offset: int = 0
+    spares: int = 0
+    slips: tuple[int, ...] = ()
+
+    @property
+    def cylinders(self) -> int:
+        return self.last_cylinder - self.first_cylinder + 1
+
+
+@dataclass(frozen=True)
+class SeekSpec:
+    """How to build the seek curve.
+
+    ``model`` is one of ``four-phase`` (physics: accelerate, coast, decelerate,
+    settle), ``three-point`` (Ruemmler-Wilkes shape through single, average and
+    full-stroke times), ``table`` (measured distance/time pairs) or ``linear``.
+    """
+
+    model: Literal["four-phase", "three-point", "table", "linear"]
+    single_ms: float = 0.0
+    average_ms: float = 0.0
+    full_ms: float = 0.0
+    settle_ms: float | None = None
+    accel_cyl_per_ms2: float | None = None
+    max_speed_cyl_per_ms: float | None = None
+    base_ms: float = 0.0
+    per_cylinder_ms: float = 0.0
+    table: tuple[tuple[int, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class Overheads:
+    """Firmware command overheads in ms, charged before any mechanical work."""
+
+    read_miss_ms: float = 0.0
+    read_hit_ms: float = 0.0
+    write_ms: float = 0.0
+    completion_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class CacheSpec:
+    """The drive's buffer as the profile describes it (used by the cache model)."""
+
+    size_kib: int = 0
+    segments: int = 1
+    read_ahead: str = "none"
+    max_read_ahead_kib: int = 0
+    write_back: bool = False
+
+
+@dataclass(frozen=True)
+class DiskProfile:
+    """Everything the simulator needs to know about one drive."""
+
+    id: str
+    name: str
+    rpm: float
+    surfaces: int
+    zones: tuple[Zone, ...]
+    seek: SeekSpec
+    head_switch_ms: float
+    write_settle_ms: float = 0.0
+    mapping: Mapping = "conventional"
+    zero_latency_reads: bool = False
+    zero_latency_writes: bool = False
+    interface: str = "ideal"
+    interface_mb_s: float = 0.0
+    overheads: Overheads = field(default_factory=Overheads)
+    cache: CacheSpec = field(default_factory=CacheSpec)
+    initial_cylinder: int = 0
+    initial_angle: float = 0.0
+    time_unit: str = "ms"
+    year: int | None = None
+    source: str = ""
+    assumed: tuple[str, ...] = ()
+    notes: str = ""
+    path: str = ""
+
+    @property
+    def revolution_ms(self) -> float:
+        return 60_000.0 / self.rpm
+
+    @property
+    def cylinders(self) -> int:
+        return self.zones[-1].last_cylinder + 1

@@ -1,0 +1,73 @@
+"""The result of a run: the completed records, with tables and summaries on demand."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .metrics import summarize
+from .records import CSV_COLUMNS, Completed
+
+
+@dataclass
+class RunResult:
+    """Completed requests (in completion order) and what produced them."""
+
+    records: list[Completed]
+    disk: str
+    scheduler: str
+    workload: str
+    busy_ms: float
+    meta: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def column(self, name: str) -> np.ndarray:
+        """One field of every record as a numpy array (e.g. ``response_ms``)."""
+        idx = Completed._fields.index(name)
+        return np.array([r[idx] for r in self.records])
+
+    def summary(self) -> dict[str, float]:
+        if not self.records:
+            return {"requests": 0}
+        arrival = self.column("arrival_ms")
+        finish = self.column("finish_ms")
+        out = summarize(self.column("response_ms"), self.column("sectors"),
+                        float(arrival.min()), float(finish.max()), self.busy_ms)
+        for part in ("queue_ms", "overhead_ms", "seek_ms", "rotation_ms", "transfer_ms",
+                     "interface_ms"):
+            out[f"mean_{part}"] = float(self.column(part).mean())
+        out["disk"], out["scheduler"], out["workload"] = self.disk, self.scheduler, self.workload
+        return out
+
+    def to_frame(self):
+        """A pandas DataFrame of the records (pandas is imported only here)."""
+        import pandas as pd
+
+        return pd.DataFrame.from_records(self.records, columns=Completed._fields)
+
+    def to_csv(self, path: str | Path | None = None, columns=CSV_COLUMNS) -> str:
+        """Per-request CSV; written to ``path`` if given, returned as text."""
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(columns)
+        idx = [Completed._fields.index(c) for c in columns]
+        for r in sorted(self.records, key=lambda r: r.id):
+            w.writerow([_fmt(r[i]) for i in idx])
+        text = buf.getvalue()
+        if path is not None:
+            Path(path).write_text(text)
+        return text
+
+    def to_json(self) -> str:
+        return json.dumps(self.summary(), indent=2, sort_keys=True)
+
+
+def _fmt(v):
+    return f"{v:.6f}" if isinstance(v, float) else v
