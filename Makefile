@@ -25,10 +25,10 @@ $(STAMP): requirements.txt pyproject.toml
 
 setup: $(STAMP)
 
-book/_static/plotly.min.js: $(STAMP)
+book/_static/plotly.min.js book/_static/mathjax/MathJax.js &: $(STAMP)
 	$(PY) tools/book_assets.py book/_static
 
-book: $(STAMP) book/_static/plotly.min.js
+book: $(STAMP) book/_static/plotly.min.js book/_static/mathjax/MathJax.js
 	$(PY) tools/build_book.py
 
 lint: $(STAMP)
@@ -55,4 +55,4 @@ lock:
 	/tmp/disklab-lock/bin/pip freeze --exclude-editable > requirements.txt
 
 clean:
-	rm -rf _build book/_static/plotly.min.js .pytest_cache
+	rm -rf _build book/_static/plotly.min.js book/_static/mathjax .pytest_cache

@@ -25,7 +25,6 @@ from .workloads import (
     ClosedWorkload,
     OpenWorkload,
     ValidationWorkload,
-    as_rng,
 )
 
 Disk = DiskProfile | Mechanism | str

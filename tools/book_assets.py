@@ -1,4 +1,4 @@
-"""Copy plotly.js from the installed plotly package into the book's static files.
+"""Copy plotly.js and MathJax from installed packages into the book's static files.
 
 The built book must render figures with no network, so the exact plotly.js that
 matches the installed plotly (and is never committed) is shipped beside the pages.
@@ -17,6 +17,11 @@ def main(dest: str) -> None:
     with resources.as_file(source) as path:
         shutil.copyfile(path, target / "plotly.min.js")
     print(f"plotly.min.js -> {target / 'plotly.min.js'}")
+    # MathJax 2.7 as shipped inside jupyter_server_mathjax: formulas render with no CDN.
+    mathjax = resources.files("jupyter_server_mathjax") / "static"
+    with resources.as_file(mathjax) as path:
+        shutil.copytree(path, target / "mathjax", dirs_exist_ok=True)
+    print(f"MathJax -> {target / 'mathjax'}")
 
 
 if __name__ == "__main__":

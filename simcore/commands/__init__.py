@@ -1,0 +1,1 @@
+"""Subcommands of ``python -m simcore``; each module defines ``register(subparsers)``."""

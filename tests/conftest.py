@@ -1,0 +1,39 @@
+"""Shared test setup.
+
+Under ``CI=true`` a test may not pass by skipping: a skip caused by a missing
+tool (chromium, fio, hdparm, root) is turned into a failure, so CI proves the
+browser and hardware tests really ran.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def require(condition: bool, reason: str) -> None:
+    """Skip with ``reason`` unless ``condition``; in CI, fail instead of skipping."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"CI must not skip: {reason}")
+    pytest.skip(reason)
+
+
+def require_tool(name: str) -> str:
+    path = shutil.which(name)
+    require(path is not None, f"{name} is not installed (apt-get install {name})")
+    return path  # type: ignore[return-value]
+
+
+def require_root() -> None:
+    require(os.geteuid() == 0, "needs root (loop devices, hdparm, scheduler switching)")
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

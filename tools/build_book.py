@@ -1,0 +1,44 @@
+"""Build the Jupyter Book and fail loudly if any chapter failed to execute.
+
+Sets ``DISKLAB_BOOK=1`` so :func:`simcore.viz.show` emits figures as HTML that
+uses the book's own plotly.js (rendering offline), then scans the build log,
+because a chapter whose execution fails must fail the build.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BAD = ("Executing notebook failed", "execution failed", "CellExecutionError",
+       "nb_execution_raise_on_error", "Traceback (most recent call last)")
+
+
+def main() -> int:
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, DISKLAB_BOOK="1", PYTHONHASHSEED="0")
+    jb = Path(sys.executable).with_name("jupyter-book")
+    t0 = time.time()
+    proc = subprocess.run([str(jb), "build", str(root), "--builder", "html"], cwd=root, env=env,
+                          capture_output=True, text=True)
+    log = proc.stdout + proc.stderr
+    (root / "_build").mkdir(exist_ok=True)
+    (root / "_build" / "build.log").write_text(log)
+    bad = [line for line in log.splitlines() if any(b in line for b in BAD)]
+    if proc.returncode != 0 or bad:
+        sys.stdout.write(log[-6000:])
+        print("\nbook build FAILED" + (": " + bad[0] if bad else ""), file=sys.stderr)
+        return 1
+    warnings = [line for line in log.splitlines() if "WARNING" in line]
+    for w in warnings[:20]:
+        print(w)
+    print(f"book built in {time.time() - t0:.0f} s: {root / '_build' / 'html' / 'index.html'}"
+          f" ({len(warnings)} warnings; full log in _build/build.log)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
