@@ -1,0 +1,78 @@
+"""The command line contract: disks, run, bench; bad input exits 2 with one clear line."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+
+from simcore.profiles import list_disks
+from simcore.records import CSV_COLUMNS
+
+
+def cli(*args, check=True):
+    proc = subprocess.run([sys.executable, "-m", "simcore", *args], capture_output=True,
+                          text=True, timeout=300)
+    if check and proc.returncode != 0:
+        raise AssertionError(proc.stderr)
+    return proc
+
+
+def test_disks_one_line_per_profile():
+    out = cli("disks").stdout.strip().splitlines()
+    assert len(out) == len(list_disks())
+    assert any(line.startswith("atlas10k ") for line in out)
+    rows = json.loads(cli("disks", "--json").stdout)
+    assert {r["id"] for r in rows} == set(list_disks())
+
+
+@pytest.fixture
+def trace(tmp_path):
+    p = tmp_path / "trace.csv"
+    p.write_text("arrival_ms,op,lba,sectors\n" +
+                 "".join(f"{i * 5.0},R,{(i * 7919) % 100000},8\n" for i in range(50)))
+    return p
+
+
+def test_run_writes_per_request_csv_and_summary(tmp_path, trace):
+    out = tmp_path / "out.csv"
+    proc = cli("run", "--disk", "atlas10k", "--trace", str(trace), "--out", str(out))
+    assert "response ms" in proc.stdout
+    rows = list(csv.reader(out.open()))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    assert len(rows) == 51
+    rec = dict(zip(rows[0], rows[1], strict=True))
+    parts = sum(float(rec[k]) for k in ("queue_ms", "overhead_ms", "seek_ms", "rotation_ms",
+                                        "transfer_ms", "interface_ms"))
+    assert parts == pytest.approx(float(rec["response_ms"]), abs=1e-5)
+    summary = json.loads(cli("run", "--disk", "atlas10k", "--trace", str(trace), "--json").stdout)
+    assert summary["requests"] == 50 and summary["mean_response_ms"] > 0
+    # refuses to overwrite the output
+    proc = cli("run", "--disk", "atlas10k", "--trace", str(trace), "--out", str(out), check=False)
+    assert proc.returncode == 2 and "exists" in proc.stderr
+
+
+def test_run_rejects_lba_beyond_disk(tmp_path):
+    p = tmp_path / "far.csv"
+    p.write_text("arrival_ms,op,lba,sectors\n0,R,999999999999,8\n")
+    proc = cli("run", "--disk", "toy", "--trace", str(p), check=False)
+    assert proc.returncode == 2
+    assert "beyond" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_run_malformed_trace_names_line_and_field(tmp_path):
+    p = tmp_path / "bad.csv"
+    p.write_text("arrival_ms,op,lba,sectors\n0,R,0,8\n1,Q,0,8\n")
+    proc = cli("run", "--disk", "toy", "--trace", str(p), check=False)
+    assert proc.returncode == 2 and "bad.csv:3" in proc.stderr and "'op'" in proc.stderr
+
+
+def test_bench_quick_json_reports_rates():
+    report = json.loads(cli("bench", "--quick", "--json").stdout)
+    first = report["scenarios"][0]
+    assert first["scenario"].startswith("random-4k-fcfs-atlas10k")
+    assert first["requests"] == 20000 and first["requests_per_s"] > 0
+    assert 0.5 < first["utilization"] < 0.7
