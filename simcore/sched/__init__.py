@@ -22,7 +22,7 @@ they work on the operating system's request queue, not on the drive's.
 | ``sptf`` (``stf``, ``satf``) | shortest positioning time | :mod:`.positional` |
 | ``gstf`` | grouped STF, 50 cylinders | :mod:`.positional` |
 | ``gstf-freeze`` | grouped STF with frozen groups | :mod:`.positional` |
-| ``wstf`` | weighted STF, M = 1500 ms | :mod:`.positional` |
+| ``wstf`` | weighted STF, M = 1000 ms | :mod:`.positional` |
 | ``aged-sptf`` | aged SPTF, w = 0.01 | :mod:`.positional` |
 """
 

@@ -42,7 +42,7 @@ class WSTF:
     name = "wstf"
     starvation_free = True  # every request becomes overdue after M ms, and overdue ones go first
 
-    def __init__(self, max_response_ms: float = 1500.0):
+    def __init__(self, max_response_ms: float = 1000.0):
         if max_response_ms <= 0:
             raise ValueError(f"WSTF needs M > 0 ms, got {max_response_ms}")
         self.max_response_ms = float(max_response_ms)
