@@ -16,6 +16,7 @@ import simpy
 
 from .access import Mechanism
 from .drive import Drive
+from .errors import TraceError
 from .metrics import demerit
 from .profile import DiskProfile
 from .profiles import load_disk
@@ -143,9 +144,22 @@ def _start_validation(env, drive: Drive, wl: ValidationWorkload, callbacks,
 
 
 def replay_validation(disk: Disk, workload: ValidationWorkload,
-                      scheduler: Any = "fcfs") -> dict[str, float]:
-    """Replay a DiskSim validation trace and compare response-time distributions."""
-    result = run(disk, workload, scheduler)
+                      scheduler: Any = "fcfs") -> dict[str, Any]:
+    """Replay a DiskSim validation trace and compare response-time distributions.
+
+    ``demerit_pct`` is the demerit as a percentage of the measured mean (None
+    when every measured time is 0). A request beyond the disk raises
+    :class:`TraceError` naming the trace line before anything runs.
+    """
+    mech = _mechanism(disk)
+    capacity = mech.layout.capacity
+    lines = workload.meta.get("lines") or range(1, len(workload.steps) + 1)
+    for step, line in zip(workload.steps, lines, strict=False):
+        if step.lba + step.sectors > capacity:
+            raise TraceError(workload.path or workload.name, line,
+                             f"LBA {step.lba} + {step.sectors} sectors reaches beyond the "
+                             f"disk '{mech.profile.id}' (LBAs 0..{capacity - 1})", "lbn")
+    result = run(mech, workload, scheduler)
     simulated = np.array([r.finish_ms - r.start_ms for r in
                           sorted(result.records, key=lambda r: r.id)])
     measured = np.array([s.measured_ms for s in workload.steps])
@@ -153,7 +167,7 @@ def replay_validation(disk: Disk, workload: ValidationWorkload,
     mean_m = float(measured.mean())
     return {
         "demerit_ms": d,
-        "demerit_pct": 100.0 * d / mean_m,
+        "demerit_pct": 100.0 * d / mean_m if mean_m > 0 else None,
         "measured_mean_ms": mean_m,
         "simulated_mean_ms": float(simulated.mean()),
         "requests": len(simulated),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from ..engine import replay_validation
 from ..profiles import load_disk
@@ -18,6 +19,8 @@ def register(sub) -> None:
 
 
 def main(args) -> int:
+    if not Path(args.trace).is_file():
+        raise FileNotFoundError(f"{args.trace}: no such trace file")
     report = replay_validation(load_disk(args.disk), read_validation(args.trace), args.scheduler)
     print(json.dumps(report, indent=2, sort_keys=True))
     return 0

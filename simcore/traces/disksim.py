@@ -70,6 +70,7 @@ def read_validation(path: str | Path) -> ValidationWorkload:
     """Read a DiskSim validation trace (closed loop, measured service times in µs)."""
     p = str(path)
     steps: list[ValidationStep] = []
+    lines: list[int] = []  # the file line of each step, for errors found later (replay)
     with open(path) as fh:
         for lineno, line in enumerate(fh, start=1):
             f = _fields(line)
@@ -104,6 +105,7 @@ def read_validation(path: str | Path) -> ValidationWorkload:
                     raise TraceError(p, lineno, f"{text} must be a time >= 0", name)
                 vals.append(v / 1000.0)
             steps.append(ValidationStep(op, lbn, n, vals[0], vals[1]))
+            lines.append(lineno)
     if not steps:
         raise TraceError(p, 1, "holds no requests")
-    return ValidationWorkload(steps, path=p, name=Path(p).name)
+    return ValidationWorkload(steps, path=p, name=Path(p).name, meta={"lines": lines})
