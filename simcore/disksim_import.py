@@ -222,8 +222,8 @@ class _Reader:
         p = self.b.get(name)
         if p is None and required:
             raise syntax_error(self.b.path, self.b.line, name,
-                               f"'{name}' is required in block '{self.b.label}' "
-                               f"(opened on line {self.b.line}){self._suggest(name)}")
+                               f"block '{self.b.label}' opened on this line has no "
+                               f"'{name}', which is required{self._suggest(name)}")
         return p
 
     def _suggest(self, name: str) -> str:
@@ -385,7 +385,7 @@ def read_seek_file(path: str | Path, warnings: list[str] | None = None
         if len(fields) >= 4:
             fourth = True
         if pairs and dist <= pairs[-1][0]:
-            raise syntax_error(p, lineno, "distance", f"{dist} does not increase on the line "
+            raise syntax_error(p, lineno, "distance", f"{dist} is not larger than the distance on the line "
                                f"before ({pairs[-1][0]}); distances must increase")
         if dist == 0:
             if t != 0:

@@ -240,6 +240,10 @@ class _Parser:
         self._skip()
         name = self._word(field, "a file name after 'source'")
         target = Path(self.path).parent / name
+        if str(target.resolve()) in self.stack:
+            raise syntax_error(self.path, line, field,
+                               f"'source {name}' includes a file that is already being read "
+                               "(a file cannot source itself, directly or through another)")
         if not target.exists():
             raise syntax_error(self.path, line, field,
                                f"source file '{name}' not found (looked for {target}); "
@@ -312,6 +316,9 @@ class _Parser:
             if c == ",":
                 self.pos += 1
                 continue
+            if c == "]":
+                raise self._err(where, f"found ']' inside block '{block.label}' opened on "
+                                f"line {opened}: is the '}}' closing that block missing?")
             line = self.line
             name = self._name(block)
             value = self._value(name)
@@ -382,7 +389,8 @@ class _Parser:
                 self.pos += 1
                 continue
             if c in "{}=":
-                raise self._err(name, f"unexpected '{c}' in the list of '{name}'")
+                raise self._err(name, f"unexpected '{c}' in the list of '{name}' opened on "
+                                f"line {opened}: is its ']' missing?")
             line = self.line
             out.append(self._list(name) if c == "[" else self._value(name))
             out.lines.append(line)

@@ -1,0 +1,442 @@
+"""Importing DiskSim 4.0 models (``import-disksim``) into simcore profiles.
+
+The model files are our own: ``data/disksim/tiny.*`` describe a made-up
+two-zone serpentine disk with spare sectors at zone end (sparing scheme 9)
+and one slipped sector per zone, small enough that every LBA's place is
+worked out by hand below. The formats follow ``shared/notes/disksim-formats.md``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simcore import Layout, Mechanism, ProfileError, load_disk
+from simcore.__main__ import main as cli_main
+from simcore.disksim_import import (
+    hpl_times,
+    import_disksim,
+    lee_times,
+    read_seek_file,
+    sampled_table,
+    write_profile,
+)
+from simcore.disksim_parse import Block, parse_text
+from simcore.mechanics import spec_sheet_average
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "disksim"
+
+
+@pytest.fixture
+def model_dir(tmp_path):
+    """A private copy of the tiny model files, free to edit."""
+    for f in DATA.glob("tiny.*"):
+        shutil.copy(f, tmp_path / f.name)
+    return tmp_path
+
+
+def edit(path: Path, old: str, new: str) -> Path:
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    out = tmp_path_factory.mktemp("imp") / "tiny.toml"
+    write_profile(import_disksim(DATA / "tiny.parv"), out)
+    return load_disk(out)
+
+
+# -- the parser ---------------------------------------------------------------------
+def test_parser_reads_blocks_lists_comments_instances_and_topology():
+    doc = parse_text("""
+        # a comment
+        disksim_bus B { Read block transfer time = 0.02, Name with (parens) = x.y, }
+        disksim_disk D {
+           Scheduler = disksim_ioqueue { Scheduling policy = 3 },   # trailing comment
+           Zones = [ z { a = 1 }, z { a = 2 } ],
+           List = [ 1, -2.5e-1, word ]
+           No comma before newline = 7
+        }
+        instantiate [ disk0 .. disk2, diskx ] as D
+        topology disksim_iodriver drv [ disksim_bus b0 [ disksim_disk disk1 [] ] ]
+    """)
+    bus, disk = doc.blocks
+    assert bus.get("Read block transfer time").value == 0.02
+    assert bus.get("Name with (parens)").value == "x.y"
+    sched = disk.get("Scheduler").value
+    assert isinstance(sched, Block) and sched.get("Scheduling policy").value == 3
+    zones = disk.get("Zones").value
+    assert [z.get("a").value for z in zones] == [1, 2]
+    assert list(disk.get("List").value) == [1, -0.25, "word"]
+    assert disk.get("No comma before newline").value == 7
+    assert doc.instances == {"disk0": "D", "disk1": "D", "disk2": "D", "diskx": "D"}
+    assert [n.name for n in doc.topology[0].walk()] == ["drv", "b0", "disk1"]
+    assert disk.get("List").line == 7
+
+
+# -- layout: hand-computed LBA -> (cylinder, surface, sector) ---------------------------
+# Zone 1: cylinders 0-2, 10 sectors per track, offset 2, track skew 3, cylinder skew 4,
+# serpentine (odd cylinder offsets run surface 1 then 0), slot 5 slipped, 4 spares.
+# The first LBA of zone track t sits at (2 + 3 * head switches + 4 * cylinder switches) % 10:
+# t0 (0,0):2  t1 (0,1):5  t2 (1,1):9  t3 (1,0):2  t4 (2,0):6  t5 (2,1):9.
+# LBA r < 5 is slot r, LBA r >= 5 is slot r + 1. 60 slots - 4 spares = 56 LBAs (0..55).
+# Zone 2: cylinders 3-4, 8 sectors per track; offset 0.125 rev = 1 sector, track skew
+# 0.25 rev = 2, cylinder skew 0.5 rev = 4; slot 9 slipped, 2 spares: 30 LBAs (56..85).
+# Its tracks restart the serpentine at cylinder 3: t0 (3,0):1  t1 (3,1):3  t2 (4,1):7  t3 (4,0):1.
+# Zone LBA r < 9 is slot r, r >= 9 is slot r + 1: track 1 holds LBAs 64..70, track 2 starts at 71.
+HAND = [
+    (0, (0, 0, 2)), (4, (0, 0, 6)), (5, (0, 0, 8)), (8, (0, 0, 1)), (9, (0, 1, 5)),
+    (19, (1, 1, 9)), (20, (1, 1, 0)), (29, (1, 0, 2)), (39, (2, 0, 6)), (55, (2, 1, 5)),
+    (56, (3, 0, 1)), (63, (3, 0, 0)), (64, (3, 1, 3)), (65, (3, 1, 5)), (70, (3, 1, 2)),
+    (71, (4, 1, 7)), (72, (4, 1, 0)), (85, (4, 0, 7)),
+]
+
+
+@pytest.mark.parametrize("lba,where", HAND)
+def test_tiny_layout_matches_hand_computation(tiny, lba, where):
+    a = Layout(tiny).locate(lba)
+    assert (a.cylinder, a.surface, a.sector) == where
+
+
+def test_tiny_capacity_zones_spares_and_slips(tiny):
+    layout = Layout(tiny)
+    assert layout.capacity == 86  # the model's Block count
+    assert layout.zone_lba_range(0) == (0, 56) and layout.zone_lba_range(1) == (56, 86)
+    assert tiny.mapping == "serpentine" and tiny.surfaces == 2 and tiny.rpm == 6000
+    # every LBA maps back to itself; the slipped and spare sectors hold none
+    for lba in range(layout.capacity):
+        a = layout.locate(lba)
+        assert layout.lba_at(a.cylinder, a.surface, a.sector) == lba
+    assert layout.lba_at(0, 0, 7) is None  # zone 1 slot 5: the slip
+    assert [layout.lba_at(2, 1, s) for s in (6, 7, 8)] == [None] * 3  # zone 1's spare tail
+    assert layout.lba_at(3, 1, 4) is None  # zone 2 slot 9: the slip
+    assert layout.lba_at(4, 0, 0) is None  # zone 2 slot 31: its spare
+
+
+def test_conventional_mapping_and_skews_in_sectors(model_dir):
+    edit(model_dir / "tiny.model", "LBN-to-PBN mapping scheme = 1", "LBN-to-PBN mapping scheme = 0")
+    prof = load_disk(_import(model_dir / "tiny.model", model_dir / "c.toml"))
+    assert prof.mapping == "conventional"
+    layout = Layout(prof)
+    # track 2 is now cylinder 1 surface 0, first LBA at (2 + 3 + 4) % 10 = 9: LBA 19
+    assert tuple(layout.locate(19)[:3]) == (1, 0, 9)
+    # zone 2, track 2 (now cylinder 4 surface 0): (1 + 2 + 4) % 8 = 7; its first LBA is 71
+    assert tuple(layout.locate(70)[:3]) == (3, 1, 2)
+    assert tuple(layout.locate(71)[:3]) == (4, 0, 7)
+
+
+def test_mapping_scheme_2_imports_only_where_it_equals_simcores_serpentine(model_dir):
+    model = edit(model_dir / "tiny.model", "LBN-to-PBN mapping scheme = 1",
+                 "LBN-to-PBN mapping scheme = 2")
+    with pytest.raises(ProfileError) as err:
+        import_disksim(model)
+    assert err.value.field == "LBN-to-PBN mapping scheme"
+    assert "line 23" in str(err.value) and "odd cylinder 3" in str(err.value)
+    # zones starting on even cylinders: scheme 2 is the same map as simcore's serpentine
+    edit(model, "Last cylinder number = 2", "Last cylinder number = 1")
+    edit(model, "First cylinder number = 3", "First cylinder number = 2")
+    edit(model, "Block count = 86", "Block count = 82")  # 2 x 2 x 10 - 4 + 3 x 2 x 8 - 2
+    imp = import_disksim(model)
+    assert imp.profile["geometry"]["mapping"] == "serpentine"
+    assert any("scheme 2" in w for w in imp.warnings)
+
+
+def test_skew_units_at_layout_level_and_fractions(model_dir):
+    model = edit(model_dir / "tiny.model", "Sparing scheme used = 9,",
+                 "Sparing scheme used = 9,\n      Skew units = revolutions,")
+    edit(model, "Offset of first block = 2,", "Offset of first block = 0.2,")
+    edit(model, "Skew for track switch = 3,", "Skew for track switch = 0.33,")
+    edit(model, "Skew for cylinder switch = 4,", "Skew for cylinder switch = 0.4,\n"
+         "            Skew units = sectors,")
+    # zone 1 now says sectors again, so 0.2 and 0.33 and 0.4 sectors truncate to 0 (as DiskSim)
+    imp = import_disksim(model)
+    z = imp.profile["geometry"]["zones"][0]
+    assert (z["first_offset"], z["track_skew"], z["cylinder_skew"]) == (0, 0, 0)
+    assert sum("fraction is dropped" in w for w in imp.warnings) == 3
+    # without the zone override: 0.2, 0.33, 0.4 revolutions of 10 sectors = 2, 3.3 -> 3, 4
+    edit(model, "Skew for cylinder switch = 0.4,\n            Skew units = sectors,",
+         "Skew for cylinder switch = 0.4,")
+    imp = import_disksim(model)
+    z = imp.profile["geometry"]["zones"][0]
+    assert (z["first_offset"], z["track_skew"], z["cylinder_skew"]) == (2, 3, 4)
+    assert any("3.300 sectors; rounded to 3" in w for w in imp.warnings)
+
+
+@pytest.mark.parametrize("scheme,spares,capacity", [
+    (9, (4, 2), 86),     # spares at zone end; slips use them
+    (10, (5, 3), 84),    # slips do not use the spares: 60-4-1 + 32-2-1
+    (7, (1, 1), 90),     # spares at the end of the disk: each slip shortens its zone
+    (1, (20, 16), 56),   # 2 and 2 spare tracks (of 10 and 8 sectors): 60-20 + 32-16; slipped
+                         # tracks use them
+])
+def test_sparing_schemes_that_map(model_dir, scheme, spares, capacity):
+    model = edit(model_dir / "tiny.model", "Sparing scheme used = 9", f"Sparing scheme used = {scheme}")
+    if scheme == 1:
+        edit(model, "Number of spares = 4", "Number of spares = 2")
+        edit(model, "slips = [ 5 ]", "slips = [ 1 ]")
+        edit(model, "slips = [ 9 ]", "slips = [ 0 ]")
+    imp = import_disksim(model)
+    zones = imp.profile["geometry"]["zones"]
+    assert (zones[0]["spares"], zones[1]["spares"]) == spares
+    if scheme == 1:  # zone 1's track 1 (slots 10..19) and zone 2's track 0 are slipped
+        assert zones[0]["slips"] == list(range(10, 20)) and zones[1]["slips"] == list(range(8))
+    layout = Layout(load_disk(_write_toml(imp, model_dir / "s.toml")))
+    assert layout.capacity == capacity
+
+
+def test_empty_space_at_zone_front_becomes_slipped_sectors(model_dir):
+    model = edit(model_dir / "tiny.model", "Empty space at zone front = 0,\n"
+                 "            Skew for track switch = 3",
+                 "Empty space at zone front = 3,\n            Skew for track switch = 3")
+    imp = import_disksim(model)
+    z = imp.profile["geometry"]["zones"][0]
+    assert z["slips"] == [0, 1, 2, 5] and z["spares"] == 7
+    layout = Layout(load_disk(_write_toml(imp, model_dir / "d.toml")))
+    assert layout.capacity == 83  # 60 - 3 - 4 + 30
+    assert tuple(layout.locate(0)[:3]) == (0, 0, 5)  # slot 3: (2 + 3) % 10
+
+
+def test_unsupported_sparing_scheme_is_refused_naming_it(model_dir):
+    model = edit(model_dir / "tiny.model", "Sparing scheme used = 9", "Sparing scheme used = 3")
+    with pytest.raises(ProfileError) as err:
+        import_disksim(model)
+    assert err.value.field == "Sparing scheme used"
+    msg = str(err.value)
+    assert "tiny.model" in msg and "line 24" in msg and "sparing scheme 3" in msg
+    assert "end of each track" in msg
+    # the same scheme with no spares and no slips maps as no sparing
+    for old, new in (("Number of spares = 4", "Number of spares = 0"),
+                     ("Number of spares = 2", "Number of spares = 0"),
+                     ("slips = [ 5 ]", "slips = [ ]"), ("slips = [ 9 ]", "slips = [ ]")):
+        edit(model, old, new)
+    imp = import_disksim(model)
+    assert [z["spares"] for z in imp.profile["geometry"]["zones"]] == [0, 0]
+
+
+def test_defects_are_warned_not_modelled(model_dir):
+    model = edit(model_dir / "tiny.model", "defects = [ ]\n         }\n      ]",
+                 "defects = [ 3, 31 ]\n         }\n      ]")
+    imp = import_disksim(model)
+    assert any("tiny.model:50" in w and "remapped defect" in w for w in imp.warnings)
+
+
+# -- mechanics ----------------------------------------------------------------------
+def test_extracted_seek_table_round_trips(tiny):
+    pairs = read_seek_file(DATA / "tiny.seek")
+    assert pairs == [(1, 0.8), (2, 1.1), (3, 1.35), (4, 1.5)]
+    assert list(tiny.seek.table) == pairs
+    mech = Mechanism(tiny)
+    assert [mech.seek.seek_ms(d) for d in range(5)] == [0.0, 0.8, 1.1, 1.35, 1.5]
+    assert tiny.head_switch_ms == 0.3 and tiny.write_settle_ms == 0.1
+
+
+def test_seek_file_extras(tmp_path):
+    p = tmp_path / "x.seek"
+    p.write_text("Seek distances measured: 4\n0, 0.0\n1, 1.0, 0.1, 1.2\n5, 2.0, 0.1, 2.3\n"
+                 "9, 3.0, 0.1, 3.4\n")
+    warnings: list[str] = []
+    assert read_seek_file(p, warnings) == [(1, 1.0), (5, 2.0), (9, 3.0)]
+    assert any("fourth column" in w for w in warnings)
+
+
+@pytest.mark.parametrize("body,line,field", [
+    ("Seek distances measured: 3\n1, 1.0\n2, 1.5\n", 3, "Seek distances measured"),
+    ("1, 1.0\n2, soon\n", 2, "time_ms"),
+    ("1, 1.0\nfar, 2.0\n", 2, "distance"),
+    ("1, 1.0\n3, 2.0\n2, 2.5\n", 3, "distance"),
+    ("1, 1.0\n2, -1\n", 2, "time_ms"),
+    ("1, 1.0\n2\n", 2, "(line)"),
+])
+def test_malformed_seek_file(tmp_path, body, line, field):
+    p = tmp_path / "bad.seek"
+    p.write_text(body)
+    with pytest.raises(ProfileError) as err:
+        read_seek_file(p)
+    assert err.value.field == field and f"line {line}:" in str(err.value)
+    assert "bad.seek" in str(err.value)
+
+
+def test_hpl_seek_is_sampled_exactly_enough(model_dir):
+    # V1..V6: sqrt part below 100 cylinders, linear from there; V6 the 1-cylinder time
+    hpl = [100, 0.5, 0.2, 2.0, 0.01, 0.7]
+    t = hpl_times(hpl, 999)
+    assert t[0] == 0.7 and t[8] == pytest.approx(0.5 + 0.2 * 3)  # d = 1 and d = 9
+    assert t[199] == pytest.approx(2.0 + 0.01 * 200)
+    table = sampled_table(t)
+    assert len(table) < 100 and table[0] == (1, 0.7) and table[-1][0] == 999
+    xs = np.arange(1, 1000)
+    back = np.interp(xs, [d for d, _ in table], [v for _, v in table])
+    assert np.max(np.abs(back - t)) <= 0.001
+    ten = [0.6 + 0.1 * k for k in range(10)]
+    assert list(hpl_times(hpl, 999, ten)[:10]) == ten
+    # through the importer, on the tiny disk
+    model = edit(model_dir / "tiny.model", "Seek type = extracted,\n"
+                 "      Full seek curve = tiny.seek,",
+                 "Seek type = hpl,\n      HPL seek equation values = [ 3, 0.5, 0.2, 1.0, 0.1, -1 ],")
+    prof = load_disk(_import(model, model_dir / "h.toml"))
+    mech = Mechanism(prof)
+    assert [mech.seek.seek_ms(d) for d in range(1, 5)] == pytest.approx(
+        [0.7, 0.5 + 0.2 * 2 ** 0.5, 1.3, 1.4])
+
+
+def test_curve_linear_and_constant_seeks(model_dir):
+    cyl = 1001
+    t = lee_times(1.0, 5.0, 12.0, cyl)
+    assert t[0] == 1.0 and t[-1] == pytest.approx(12.0)
+    assert spec_sheet_average(np.concatenate([[0.0], t])) == pytest.approx(5.0)
+    three = edit(model_dir / "tiny.model", "Seek type = extracted,\n"
+                 "      Full seek curve = tiny.seek,",
+                 "Seek type = linear,\n      Single cylinder seek time = 0.8,\n"
+                 "      Average seek time = 1.0,\n      Full strobe seek time = 1.6,")
+    imp = import_disksim(three)
+    assert imp.profile["mechanics"]["seek"]["table"] == [(1, 0.8), (2, 1.0), (4, 1.6)]
+    assert "mechanics.seek.table (shape between the published times)" in imp.profile["assumed"]
+    edit(three, "Seek type = linear", "Seek type = constant,\n      Constant seek time = 2.5")
+    prof = load_disk(_import(three, model_dir / "k.toml"))
+    assert [Mechanism(prof).seek.seek_ms(d) for d in range(5)] == [0.0, 2.5, 2.5, 2.5, 2.5]
+
+
+# -- firmware and interface ---------------------------------------------------------------
+def test_interface_rate_is_the_slowest_block_time_on_the_disks_path(tiny, tmp_path):
+    # disk 0.01 ms, controller 0.005, host bus 0, disk bus 0.02 ms per 512-byte block:
+    # 512 B / 0.02 ms = 25.6 MB/s
+    assert tiny.interface_mb_s == pytest.approx(25.6)
+    assert Mechanism(tiny).bus_sector_ms == pytest.approx(0.02)
+    # the .diskspecs alone has no buses: the disk's own 0.01 ms, 51.2 MB/s
+    alone = load_disk(_import(DATA / "tiny.diskspecs", tmp_path / "alone.toml"))
+    assert alone.interface_mb_s == pytest.approx(51.2)
+
+
+def test_overheads_cache_and_zero_latency(tiny):
+    ov = tiny.overheads
+    assert (ov.read_miss_ms, ov.read_hit_ms, ov.write_ms, ov.completion_ms) == (0.4, 0.1, 0.5, 0.05)
+    c = tiny.cache
+    assert (c.size_kib, c.segments, c.read_ahead, c.max_read_ahead_kib, c.write_back) == (
+        64, 4, "track", 8, False)  # 4 segments x 32 blocks = 64 KiB; 16 blocks = 8 KiB
+    assert tiny.zero_latency_reads and not tiny.zero_latency_writes
+
+
+def test_time_scale_per_request_overhead_and_fast_writes(model_dir):
+    specs = edit(model_dir / "tiny.diskspecs", "Time scale for overheads = 1.0",
+                 "Time scale for overheads = 2.0")
+    edit(specs, "Per-request overhead time = 0.0", "Per-request overhead time = 0.05")
+    edit(specs, "Fast write level = 0", "Fast write level = 1")
+    edit(specs, "Write completion overhead = 0.05", "Write completion overhead = 0.15")
+    imp = import_disksim(model_dir / "tiny.parv")
+    ov = imp.profile["firmware"]["overheads"]
+    assert ov["read_miss_ms"] == pytest.approx(2 * (0.05 + 0.4))
+    assert ov["write_ms"] == pytest.approx(2 * (0.05 + 0.3))  # write hit: fast writes on
+    assert ov["completion_ms"] == pytest.approx(2 * 0.1)  # mean of 0.05 and 0.15
+    assert imp.profile["firmware"]["cache"]["write_back"] is True
+    assert any("completion overheads differ" in w for w in imp.warnings)
+
+
+def test_profile_records_source_assumed_and_warnings(tiny, tmp_path):
+    assert tiny.source == "imported from tiny.parv by simcore import-disksim"
+    assert "initial.cylinder" in tiny.assumed
+    imp = import_disksim(DATA / "tiny.parv")
+    assert any("Hold bus entire read xfer = 1" in w and "tiny.diskspecs:29" in w
+               for w in imp.warnings)
+    assert tomllib.loads(imp.toml)["source"] == tiny.source
+    bare = import_disksim(DATA / "tiny.model")
+    assert {"firmware", "interface"} <= set(bare.profile["assumed"])
+    assert "firmware" not in bare.profile
+
+
+def test_unknown_parameters_are_warned_with_file_and_line(model_dir):
+    model = edit(model_dir / "tiny.model", "Head switch time = 0.3,",
+                 "Head switch time = 0.3,\n      Head swap time = 1,")
+    imp = import_disksim(model)
+    assert any(w.endswith("tiny.model:18: unknown parameter 'Head swap time' in "
+                          "'dm_mech_g1'; ignored") for w in imp.warnings)
+
+
+# -- malformed input: file, line and parameter named --------------------------------------
+@pytest.mark.parametrize("fname,old,new,line,field,words", [
+    ("tiny.model", "   }\n}\n", "   }\n", 54, "TINY2Z", "never closed"),
+    ("tiny.model", "defects = [ ]\n         }\n      ]", "defects = [ ]\n      ]", 51,
+     "dm_layout_g1_zone", "'}' closing"),
+    ("tiny.model", "Blocks per track = 10", "Blocks per track = 1O", 30, "Blocks per track",
+     "'1O' is not a whole number"),
+    ("tiny.model", "Head switch time = 0.3", "Head switch time = 0.3ms", 17, "Head switch time",
+     "not a number"),
+    ("tiny.model", "      Head switch time = 0.3,\n", "", 12, "Head switch time", "required"),
+    ("tiny.model", "Rotation speed (in rpms) = 6000", "Rotation speed (in rpm) = 6000", 12,
+     "Rotation speed (in rpms)", "did you mean 'Rotation speed (in rpm)'"),
+    ("tiny.diskspecs", "source tiny.model", "source gone.model", 6, "Model",
+     "'gone.model' not found"),
+    ("tiny.parv", "source tiny.diskspecs", "source gone.diskspecs", 55, "source",
+     "'gone.diskspecs' not found"),
+    ("tiny.model", "Full seek curve = tiny.seek", "Full seek curve = gone.seek", 15,
+     "Full seek curve", "'gone.seek' not found"),
+    ("tiny.model", "slips = [ 9 ],", "slips = [ 9 ,", 50, "slips", "']' missing"),
+    ("tiny.model", "slips = [ 9 ]", "slips = [ 9, x ]", 49, "slips", "item 2 'x'"),
+    ("tiny.model", "Blocks per track = 10,", "Blocks per track = 10 11,", 30,
+     "Blocks per track", "expected ','"),
+    ("tiny.model", "First cylinder number = 3", "First cylinder number = 4", 40,
+     "First cylinder number", "contiguous"),
+    ("tiny.model", "Seek type = extracted", "Seek type = magnetic", 14, "Seek type",
+     "'magnetic' is not a seek type"),
+    ("tiny.model", "dm_disk TINY2Z {", "source tiny.model\ndm_disk TINY2Z {", 7, "source",
+     "already being read"),
+])
+def test_malformed_models_name_file_line_and_field(model_dir, fname, old, new, line, field,
+                                                   words):
+    edit(model_dir / fname, old, new)
+    with pytest.raises(ProfileError) as err:
+        import_disksim(model_dir / "tiny.parv")
+    msg = str(err.value)
+    assert err.value.field == field, msg
+    assert err.value.path.endswith(fname) and f"line {line}:" in msg, msg
+    assert words in msg
+
+
+def test_several_disks_need_a_choice(model_dir):
+    specs = model_dir / "tiny.diskspecs"
+    specs.write_text(specs.read_text() + specs.read_text().replace("disksim_disk TINY2Z",
+                                                                   "disksim_disk OTHER"))
+    with pytest.raises(ProfileError, match="several disks.*--disk"):
+        import_disksim(specs)
+    assert import_disksim(specs, disk="OTHER").profile["id"] == "other"
+    # in a .parv the topology says which one is used
+    assert import_disksim(model_dir / "tiny.parv").profile["id"] == "tiny2z"
+
+
+# -- the command line ---------------------------------------------------------------------
+def test_cli_writes_a_loadable_profile_and_refuses_to_overwrite(tmp_path, capsys):
+    out = tmp_path / "tiny.toml"
+    assert cli_main(["import-disksim", str(DATA / "tiny.parv"), "-o", str(out)]) == 0
+    cap = capsys.readouterr()
+    assert "wrote" in cap.out and "86 sectors" in cap.out
+    assert "warning:" in cap.err and "tiny.diskspecs:29" in cap.err
+    assert load_disk(out).id == "tiny2z"
+    out.write_text("mine")
+    assert cli_main(["import-disksim", str(DATA / "tiny.parv"), "-o", str(out)]) == 2
+    assert "exists" in capsys.readouterr().err and out.read_text() == "mine"
+    assert cli_main(["import-disksim", str(DATA / "tiny.parv"), "-o", str(out), "--force"]) == 0
+    assert load_disk(out).id == "tiny2z"
+
+
+def test_cli_reports_a_bad_model_in_one_line(model_dir, capsys):
+    edit(model_dir / "tiny.model", "Sparing scheme used = 9", "Sparing scheme used = 5")
+    out = model_dir / "x.toml"
+    assert cli_main(["import-disksim", str(model_dir / "tiny.parv"), "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "line 24" in err[0] and "sparing scheme 5" in err[0]
+    assert not out.exists()
+
+
+def _write_toml(imp, out: Path) -> Path:
+    write_profile(imp, out)
+    return out
+
+
+def _import(src: Path, out: Path) -> Path:
+    return _write_toml(import_disksim(src), out)
