@@ -1,0 +1,190 @@
+"""``validate``: replaying a DiskSim validation trace and the demerit figure.
+
+The measured trace is synthesised by simcore itself from a disk model, so
+replaying it on the same model must give a demerit of (almost) 0, and a
+perturbed model a demerit that grows with the perturbation (Ruemmler & Wilkes
+1994's demerit: RMS horizontal distance between the two response-time CDFs).
+Also: the DiskSim trace readers reject malformed lines naming file, line, field.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simcore import Mechanism, TraceError, load_disk, replay_validation, run
+from simcore.__main__ import main as cli_main
+from simcore.disksim_import import import_disksim, write_profile
+from simcore.traces.disksim import read_ascii, read_validation
+from simcore.workloads import ValidationStep, ValidationWorkload
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "disksim"
+
+
+def synthesise(profile_path: Path, out: Path, n: int = 400, seed: int = 7) -> Path:
+    """A validation trace whose 'measured' times are simcore's own, to the nanosecond."""
+    prof = load_disk(profile_path)
+    mech = Mechanism(prof)
+    cap = mech.layout.capacity
+    rng = np.random.default_rng(seed)
+    steps = []
+    for _ in range(n):
+        sectors = int(rng.integers(1, 9))
+        lba = int(rng.integers(0, cap - sectors + 1))
+        op = "R" if rng.random() < 0.7 else "W"
+        gap_us = int(rng.integers(0, 25_000))
+        steps.append(ValidationStep(op, lba, sectors, 0.0, gap_us / 1000.0))
+    records = sorted(run(mech, ValidationWorkload(steps)).records, key=lambda r: r.id)
+    lines = ["# synthesised by simcore from " + profile_path.name, ""]
+    for s, r in zip(steps, records, strict=True):
+        label = "Miss" if s.op == "R" else "Hit"
+        lines.append(f"{s.op} {label} {s.lba} {s.sectors} {(r.finish_ms - r.start_ms) * 1000:.3f} "
+                     f"{s.gap_ms * 1000:.0f}")
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    d = tmp_path_factory.mktemp("val")
+    profile = write_profile(import_disksim(DATA / "tiny.parv"), d / "tiny.toml")
+    return profile, synthesise(profile, d / "tiny.validate")
+
+
+def validate_cli(capsys, disk: Path, trace: Path) -> dict:
+    assert cli_main(["validate", "--disk", str(disk), "--trace", str(trace)]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_self_generated_trace_has_zero_demerit(tiny, capsys):
+    profile, trace = tiny
+    report = validate_cli(capsys, profile, trace)
+    assert report["requests"] == 400
+    assert report["demerit_ms"] < 1e-5  # the trace rounds times to 1 ns
+    assert report["demerit_pct"] < 1e-4
+    assert report["simulated_mean_ms"] == pytest.approx(report["measured_mean_ms"], abs=1e-5)
+    assert set(report) == {"demerit_ms", "demerit_pct", "measured_mean_ms",
+                           "simulated_mean_ms", "requests"}
+
+
+def _perturbed(profile: Path, tmp_path: Path, old: str, new: str) -> Path:
+    text = profile.read_text()
+    assert old in text
+    out = tmp_path / f"perturbed-{abs(hash(new))}.toml"
+    out.write_text(text.replace(old, new, 1))
+    return out
+
+
+def test_demerit_grows_with_the_perturbation(tiny, tmp_path, capsys):
+    profile, trace = tiny
+    demerits = []
+    for rpm in ("6000.0", "5700.0", "5400.0", "4800.0"):
+        disk = _perturbed(profile, tmp_path, "rpm = 6000.0", f"rpm = {rpm}")
+        demerits.append(validate_cli(capsys, disk, trace)["demerit_ms"])
+    assert demerits[0] < 1e-5
+    assert demerits[1] > 0.1  # 5% slower spin: rotation waits stretch by 5%
+    assert demerits == sorted(demerits) and demerits[3] > 3 * demerits[1]
+    # slower seeks shift the whole distribution right by about the added time
+    disk = _perturbed(profile, tmp_path, "table = [[1, 0.8], [2, 1.1], [3, 1.35], [4, 1.5]]",
+                      "table = [[1, 1.8], [2, 2.1], [3, 2.35], [4, 2.5]]")
+    report = validate_cli(capsys, disk, trace)
+    assert report["demerit_ms"] > 0.3
+    assert report["simulated_mean_ms"] > report["measured_mean_ms"]
+
+
+def test_bundled_disk_round_trip(tmp_path):
+    # the same check on a bundled profile of a real drive (different zones, seek model, cache)
+    from simcore.profiles import disk_dir
+
+    trace = synthesise(disk_dir() / "hpc2247.toml", tmp_path / "hp.validate", n=200, seed=3)
+    report = replay_validation(load_disk("hpc2247"), read_validation(trace))
+    assert report["demerit_ms"] < 1e-5 and report["requests"] == 200
+
+
+def test_request_beyond_the_disk_names_the_trace_line(tiny, tmp_path, capsys):
+    profile, _ = tiny
+    trace = tmp_path / "oob.validate"
+    trace.write_text("# comment\n\nR Miss 10 4 1000 0\nR Miss 85 4 1000 0\n")
+    with pytest.raises(TraceError) as err:
+        replay_validation(load_disk(profile), read_validation(trace))
+    assert (err.value.line, err.value.field) == (4, "lbn")
+    assert cli_main(["validate", "--disk", str(profile), "--trace", str(trace)]) == 2
+    assert "oob.validate:4: field 'lbn'" in capsys.readouterr().err
+
+
+def test_all_zero_measured_times_do_not_crash(tiny, tmp_path, capsys):
+    profile, _ = tiny
+    trace = tmp_path / "zero.validate"
+    trace.write_text("R Miss 10 4 0 0\nW Hit 20 1 0 5\n")
+    report = validate_cli(capsys, profile, trace)
+    assert report["demerit_pct"] is None and report["measured_mean_ms"] == 0.0
+
+
+def test_missing_trace_is_one_clear_line(tiny, tmp_path, capsys):
+    profile, _ = tiny
+    assert cli_main(["validate", "--disk", str(profile), "--trace",
+                     str(tmp_path / "nope.validate")]) == 2
+    assert "nope.validate: no such trace file" in capsys.readouterr().err
+
+
+# -- the readers -------------------------------------------------------------------------
+@pytest.mark.parametrize("body,line,field", [
+    ("R Miss 10 4 1000 0\nR Miss 20 4 1000\n", 2, None),
+    ("R Miss 10 4 1000 0\nQ Miss 20 4 1000 0\n", 2, "op"),
+    ("# c\nR Miss ten 4 1000 0\n", 2, "lbn"),
+    ("R Miss -3 4 1000 0\n", 1, "lbn"),
+    ("R Miss 3 four 1000 0\n", 1, "nsectors"),
+    ("R Miss 3 0 1000 0\n", 1, "nsectors"),
+    ("R Miss 3 4 fast 0\n", 1, "service_us"),
+    ("R Miss 3 4 -1 0\n", 1, "service_us"),
+    ("R Miss 3 4 1000 nan\n", 1, "next_gap_us"),
+    ("R Miss 3 4 1000 -5\n", 1, "next_gap_us"),
+    ("# only a comment\n", 1, None),
+])
+def test_validation_reader_rejects_malformed_lines(tmp_path, body, line, field):
+    p = tmp_path / "bad.validate"
+    p.write_text(body)
+    with pytest.raises(TraceError) as err:
+        read_validation(p)
+    assert (err.value.line, err.value.field) == (line, field)
+    assert str(err.value).startswith(f"{p}:{line}")
+
+
+def test_validation_reader_keeps_file_lines(tmp_path):
+    p = tmp_path / "ok.validate"
+    p.write_text("# header\n\nR Miss 10 4 7500 1000  # a note\nw hit 20 1 3000.5 0\n")
+    wl = read_validation(p)
+    assert [(s.op, s.lba, s.sectors) for s in wl.steps] == [("R", 10, 4), ("W", 20, 1)]
+    assert wl.steps[1].measured_ms == pytest.approx(3.0005)
+    assert wl.meta["lines"] == [3, 4]
+
+
+@pytest.mark.parametrize("body,line,field", [
+    ("0.0 0 100 8 1\n1.0 0 200 16\n", 2, None),
+    ("later 0 100 8 1\n", 1, "arrival_ms"),
+    ("5.0 0 100 8 1\n4.0 0 100 8 1\n", 2, "arrival_ms"),
+    ("-1 0 100 8 1\n", 1, "arrival_ms"),
+    ("0.0 x 100 8 1\n", 1, "devno"),
+    ("0.0 0 -100 8 1\n", 1, "lbn"),
+    ("0.0 0 100 0 1\n", 1, "nsectors"),
+    ("0.0 0 100 8 r\n", 1, "flags"),
+])
+def test_ascii_reader_rejects_malformed_lines(tmp_path, body, line, field):
+    p = tmp_path / "bad.trace"
+    p.write_text(body)
+    with pytest.raises(TraceError) as err:
+        read_ascii(p)
+    assert (err.value.line, err.value.field) == (line, field)
+    assert str(err.value).startswith(f"{p}:{line}")
+
+
+def test_ascii_reader_flags_and_devices(tmp_path):
+    p = tmp_path / "ok.trace"
+    p.write_text("0.0 0 100 8 1\n0.5 1 7 2 0\n2.0 0 200 16 0x3\n")
+    wl = read_ascii(p)
+    assert [(r.op, r.lba, r.sectors, r.client) for r in wl.requests] == [
+        ("R", 100, 8, 0), ("W", 7, 2, 1), ("R", 200, 16, 0)]
+    assert [r.lba for r in read_ascii(p, device=0).requests] == [100, 200]
