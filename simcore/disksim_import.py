@@ -385,8 +385,9 @@ def read_seek_file(path: str | Path, warnings: list[str] | None = None
         if len(fields) >= 4:
             fourth = True
         if pairs and dist <= pairs[-1][0]:
-            raise syntax_error(p, lineno, "distance", f"{dist} is not larger than the distance on the line "
-                               f"before ({pairs[-1][0]}); distances must increase")
+            raise syntax_error(p, lineno, "distance",
+                               f"{dist} is not larger than the distance on the line before "
+                               f"({pairs[-1][0]}); distances must increase")
         if dist == 0:
             if t != 0:
                 warnings.append(f"{p}:{lineno}: the time {t} ms for distance 0 is not used "
@@ -506,6 +507,8 @@ class _Context:
         self.assumed: list[str] = []
         self.notes: list[str] = []
         self.block_count: tuple[int, Param] | None = None
+        self.truncated: list[tuple[Param, str]] = []  # fractional sector counts
+        self.rounded: list[tuple[Param, str]] = []  # revolutions to whole sectors
 
     def warn(self, where: Param | Block, text: str) -> None:
         self.warnings.append(f"{_short(where)}: {text}")
@@ -524,6 +527,14 @@ class _Context:
         dm.finish()
 
         geometry = self._layout(layout_block, surfaces)
+        for items, what in ((self.truncated, "sector counts with a fraction: the fraction is "
+                             "dropped, as DiskSim does"),
+                            (self.rounded, "skews or offsets in revolutions that are not whole "
+                             "sectors: rounded to the nearest sector (simcore's skews are "
+                             "whole sectors)")):
+            if items:
+                shown = "; ".join(t for _, t in items[:4]) + ("; ..." if len(items) > 4 else "")
+                self.warn(items[0][0], f"{len(items)} {what} ({shown})")
         cylinders = geometry["zones"][-1]["last_cylinder"] + 1
         if ncyl is not None:
             n = _integer(ncyl.value, ncyl, minimum=1)
@@ -645,13 +656,11 @@ class _Context:
                 s = v * spt
                 whole = round(s)
                 if abs(s - whole) > 1e-6:
-                    self.warn(p, f"zone {i + 1}: {name} = {v} revolutions is {s:.3f} sectors; "
-                              f"rounded to {whole} (simcore skews are whole sectors)")
+                    self.rounded.append((p, f"zone {i + 1} {name} {v} rev = {s:.3f} -> {whole}"))
             else:
                 whole = int(v)  # DiskSim drops the fraction of a sector count
                 if whole != v:
-                    self.warn(p, f"zone {i + 1}: {name} = {v} sectors; the fraction is "
-                              f"dropped ({whole}), as DiskSim does")
+                    self.truncated.append((p, f"zone {i + 1} {name} {v} -> {whole}"))
             return whole % spt
 
         offset = sectors("Offset of first block", True)

@@ -159,14 +159,17 @@ def test_skew_units_at_layout_level_and_fractions(model_dir):
     imp = import_disksim(model)
     z = imp.profile["geometry"]["zones"][0]
     assert (z["first_offset"], z["track_skew"], z["cylinder_skew"]) == (0, 0, 0)
-    assert sum("fraction is dropped" in w for w in imp.warnings) == 3
+    [w] = [w for w in imp.warnings if "fraction is dropped" in w]
+    assert w.startswith(f"{model}:32: 3 sector counts")
+    assert "zone 1 Skew for track switch 0.33 -> 0" in w
     # without the zone override: 0.2, 0.33, 0.4 revolutions of 10 sectors = 2, 3.3 -> 3, 4
     edit(model, "Skew for cylinder switch = 0.4,\n            Skew units = sectors,",
          "Skew for cylinder switch = 0.4,")
     imp = import_disksim(model)
     z = imp.profile["geometry"]["zones"][0]
     assert (z["first_offset"], z["track_skew"], z["cylinder_skew"]) == (2, 3, 4)
-    assert any("3.300 sectors; rounded to 3" in w for w in imp.warnings)
+    assert any("1 skews or offsets in revolutions" in w and "3.300 -> 3" in w
+               for w in imp.warnings)
 
 
 @pytest.mark.parametrize("scheme,spares,capacity", [
@@ -177,7 +180,8 @@ def test_skew_units_at_layout_level_and_fractions(model_dir):
                          # tracks use them
 ])
 def test_sparing_schemes_that_map(model_dir, scheme, spares, capacity):
-    model = edit(model_dir / "tiny.model", "Sparing scheme used = 9", f"Sparing scheme used = {scheme}")
+    model = edit(model_dir / "tiny.model", "Sparing scheme used = 9",
+                 f"Sparing scheme used = {scheme}")
     if scheme == 1:
         edit(model, "Number of spares = 4", "Number of spares = 2")
         edit(model, "slips = [ 5 ]", "slips = [ 1 ]")
@@ -279,7 +283,8 @@ def test_hpl_seek_is_sampled_exactly_enough(model_dir):
     # through the importer, on the tiny disk
     model = edit(model_dir / "tiny.model", "Seek type = extracted,\n"
                  "      Full seek curve = tiny.seek,",
-                 "Seek type = hpl,\n      HPL seek equation values = [ 3, 0.5, 0.2, 1.0, 0.1, -1 ],")
+                 "Seek type = hpl,\n"
+                 "      HPL seek equation values = [ 3, 0.5, 0.2, 1.0, 0.1, -1 ],")
     prof = load_disk(_import(model, model_dir / "h.toml"))
     mech = Mechanism(prof)
     assert [mech.seek.seek_ms(d) for d in range(1, 5)] == pytest.approx(
