@@ -1,3 +1,50 @@
-"""Measuring real disks safely: probe devices, run fio and hdparm, parse and record results."""
+"""Measuring real disks safely: probe devices, run fio and hdparm, parse and record results.
 
-__all__: list[str] = []
+The modules, from the bottom up:
+
+- :mod:`hardware.probe`: block devices and the machine, read-only
+  (``probe_devices``, ``describe``, ``machine``);
+- :mod:`hardware.safety`: what a job may touch (``check_target``, ``Refused``);
+- :mod:`hardware.tuning`: scheduler and read-ahead for one experiment, always
+  restored (``temporarily``);
+- :mod:`hardware.jobs`: the fio job files and their parameters (``list_jobs``);
+- :mod:`hardware.fio` and :mod:`hardware.hdparm`: running the tools and
+  parsing their output;
+- :mod:`hardware.runner`: one job end to end (``run_job``), giving a record;
+- :mod:`hardware.record`: the record format of ``data/measurements``
+  (``load``, ``save``);
+- :mod:`hardware.compare`: the same experiment in simcore, and figures that
+  hold measured and simulated results side by side.
+
+``python -m hardware`` is the command line (see :mod:`hardware.__main__`).
+"""
+
+from .compare import figure, overlay, simulate
+from .hdparm import parse_I, parse_T, parse_t, parse_W
+from .jobs import JobInfo, get_job, list_jobs
+from .probe import describe, machine, probe_devices
+from .record import load, save
+from .runner import run_job
+from .safety import Refused
+from .tuning import temporarily
+
+__all__ = [
+    "JobInfo",
+    "Refused",
+    "describe",
+    "figure",
+    "get_job",
+    "list_jobs",
+    "load",
+    "machine",
+    "overlay",
+    "parse_I",
+    "parse_T",
+    "parse_W",
+    "parse_t",
+    "probe_devices",
+    "run_job",
+    "save",
+    "simulate",
+    "temporarily",
+]
