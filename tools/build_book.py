@@ -8,6 +8,7 @@ because a chapter whose execution fails must fail the build.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -21,8 +22,10 @@ def main() -> int:
     root = Path(__file__).resolve().parent.parent
     env = dict(os.environ, DISKLAB_BOOK="1", PYTHONHASHSEED="0")
     jb = Path(sys.executable).with_name("jupyter-book")
+    shutil.rmtree(root / "_build" / "html", ignore_errors=True)  # no stale pages survive
     t0 = time.time()
-    proc = subprocess.run([str(jb), "build", str(root), "--builder", "html"], cwd=root, env=env,
+    # --all: simcore may have changed even where a chapter did not, so re-execute every page
+    proc = subprocess.run([str(jb), "build", str(root), "--all", "--builder", "html"], cwd=root, env=env,
                           capture_output=True, text=True)
     log = proc.stdout + proc.stderr
     (root / "_build").mkdir(exist_ok=True)

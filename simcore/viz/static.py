@@ -59,7 +59,7 @@ def show(fig: go.Figure, div_id: str, height: int | None = None):
 
     if os.environ.get("DISKLAB_BOOK") != "1":
         return fig
-    html = fig.to_html(include_plotlyjs=False, full_html=False, div_id=div_id,
+    html = fig.to_html(include_plotlyjs=False, full_html=False, div_id=div_id, auto_play=False,
                        default_height=height or fig.layout.height or 420,
                        config={"displaylogo": False, "responsive": True})
     return HTML(html)

@@ -1,0 +1,29 @@
+"""Small Sphinx fixes for the offline book.
+
+sphinx-thebe adds its configuration script once per environment read, so an
+incremental or multi-pass build emits ``const THEBE_JS_URL`` twice and the
+browser reports a redeclaration error. Keep only the first copy of each script.
+"""
+
+from __future__ import annotations
+
+
+def _dedupe_scripts(app, pagename, templatename, context, doctree):
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    seen, unique = set(), []
+    for js in scripts:
+        attrs = getattr(js, "attributes", {}) or {}
+        key = (str(getattr(js, "filename", js) or ""), attrs.get("body", ""))
+        if key in seen:
+            continue
+        seen.add(key)
+        unique.append(js)
+    scripts[:] = unique  # in place: later handlers and the template see the same list
+
+
+def setup(app):
+    # late: the extensions add their page scripts first (filename None or '' for inline ones)
+    app.connect("html-page-context", _dedupe_scripts, priority=999)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

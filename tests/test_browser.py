@@ -1,0 +1,147 @@
+"""The built book in a real browser: every page loads offline, without console errors,
+every plotly figure renders with data, and a static slider changes its figure.
+
+Serves ``_build/html`` on 127.0.0.1 and drives Debian's Chromium through Playwright;
+every request that is not to the loopback address is blocked, so a page that needs the
+internet fails here. Screenshots land in ``test-artifacts/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from conftest import require
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+HTML = ROOT / "_build" / "html"
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run",
+        "--disable-dev-shm-usage"]
+
+
+def _pages() -> list[str]:
+    if not HTML.exists():
+        return []
+    return sorted(str(p.relative_to(HTML)) for p in HTML.rglob("*.html")
+                  if not p.relative_to(HTML).parts[0].startswith(("_", ".")))
+
+
+@pytest.fixture(scope="module")
+def server():
+    require((HTML / "index.html").exists(), "the book is not built (run `make book`)")
+    handler = functools.partial(_QuietHandler, directory=str(HTML))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser():
+    require(os.path.exists(CHROMIUM), "Debian's chromium is not installed (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        require(False, "playwright is not installed")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+def _open(browser, url):
+    """A fresh page that blocks the network beyond loopback and records console errors."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors, blocked = [], []
+
+    def route(r):
+        host = urlparse(r.request.url).hostname or ""
+        if r.request.url.startswith(("data:", "blob:")) or host in ("127.0.0.1", "localhost"):
+            r.continue_()
+        else:
+            blocked.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400
+            else None)
+    page.goto(url, wait_until="load")
+    # wait for MathJax (when the page has math) to finish typesetting
+    page.wait_for_function(
+        "() => !window.MathJax || (MathJax.Hub && MathJax.isReady && MathJax.Hub.queue.pending === 0"
+        " && MathJax.Hub.queue.running === 0)", timeout=20000)
+    page.wait_for_timeout(300)
+    return page, errors, blocked
+
+
+def test_book_has_the_expected_pages():
+    pages = _pages()
+    require(bool(pages), "the book is not built (run `make book`)")
+    for name in ("index.html", "book/intro.html", "book/positioning.html", "book/status.html"):
+        assert name in pages or name == "index.html"
+
+
+@pytest.mark.parametrize("page_name", _pages() or ["(book not built)"])
+def test_page_renders_offline_without_errors(server, browser, page_name):
+    page, errors, blocked = _open(browser, f"{server}/{page_name}")
+    try:
+        # every plotly figure has drawn its data
+        divs = page.locator("div.plotly-graph-div")
+        for i in range(divs.count()):
+            div = divs.nth(i)
+            assert div.evaluate("d => Array.isArray(d.data) && d.data.length > 0"), (
+                f"figure {div.get_attribute('id')} on {page_name} has no data")
+            assert div.locator("svg.main-svg").count() > 0, "figure did not draw"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / (page_name.replace("/", "_") + ".png")), full_page=True)
+        assert not errors, f"console errors on {page_name}: {errors[:3]}"
+        assert not [u for u in blocked if not u.endswith("favicon.ico")], (
+            f"{page_name} tried to reach the network: {blocked[:3]}")
+    finally:
+        page.close()
+
+
+def test_static_slider_changes_its_figure(server, browser):
+    """Drag the RPM slider of the positioning chapter: the plotted latency must change."""
+    page, errors, _ = _open(browser, f"{server}/book/positioning.html")
+    try:
+        fig = page.locator("#fig-rotational-latency")
+        assert fig.count() == 1
+        fig.scroll_into_view_if_needed()
+        page.wait_for_timeout(200)
+        before = fig.evaluate("d => Math.max(...d.data[0].y)")
+        # the figure opens on its active step (7,200 RPM: 8.33 ms a revolution), not animating
+        assert before == pytest.approx(60000 / 7200, abs=0.05)
+        rail = fig.locator("rect.slider-rail-rect").bounding_box()
+        grip = fig.locator("rect.slider-grip-rect").bounding_box()
+        y = grip["y"] + grip["height"] / 2
+        page.mouse.move(grip["x"] + grip["width"] / 2, y)
+        page.mouse.down()
+        page.mouse.move(rail["x"] + rail["width"], y, steps=8)
+        page.mouse.up()
+        page.wait_for_timeout(800)
+        after = fig.evaluate("d => Math.max(...d.data[0].y)")
+        assert after != before
+        # the right end of the slider is 15,000 RPM: a full revolution is 4 ms
+        assert after == pytest.approx(4.0, abs=0.05)
+        assert not errors
+    finally:
+        page.close()
