@@ -601,11 +601,19 @@ class _Context:
             zones.append(self._zone(zb, i, surfaces, sparing, sp, units, expect))
             expect = zones[-1]["last_cylinder"] + 1
 
-        if surfaces == 1 or scheme == 0:
+        if sparing not in IMPORTED_SPARING:
+            self.warn(sp, f"sparing scheme {sparing} ({SPARING_SCHEMES[sparing]}) has no simcore "
+                      "counterpart, but no zone has spares or slips: imported as no sparing")
+        if scheme not in (0, 1, 2):
+            raise syntax_error(mp.path, mp.line, mp.name,
+                               f"{scheme} is not a mapping scheme simcore imports; use 0 "
+                               "(conventional), 1 (serpentine) or 2 (serpentine, not restarting "
+                               "in each zone)")
+        if surfaces == 1 or scheme == 0:  # with one surface every scheme is the same map
             mapping = "conventional"
         elif scheme == 1:
             mapping = "serpentine"
-        elif scheme == 2:
+        else:
             odd = [(i, z["first_cylinder"]) for i, z in enumerate(zones)
                    if z["first_cylinder"] % 2]
             if odd:
@@ -620,11 +628,6 @@ class _Context:
             mapping = "serpentine"
             self.warn(mp, "mapping scheme 2: every zone starts on an even cylinder, so "
                       "simcore's serpentine map (restarting in each zone) is the same map")
-        else:
-            raise syntax_error(mp.path, mp.line, mp.name,
-                               f"{scheme} is not a mapping scheme simcore imports; use 0 "
-                               "(conventional), 1 (serpentine) or 2 (serpentine, not restarting "
-                               "in each zone)")
         return {"mapping": mapping, "zones": zones}
 
     def _zone(self, zb: Block, i: int, surfaces: int, sparing: int, sp: Param,

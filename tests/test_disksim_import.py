@@ -222,6 +222,17 @@ def test_unsupported_sparing_scheme_is_refused_naming_it(model_dir):
         edit(model, old, new)
     imp = import_disksim(model)
     assert [z["spares"] for z in imp.profile["geometry"]["zones"]] == [0, 0]
+    assert any("tiny.model:24: sparing scheme 3" in w and "imported as no sparing" in w
+               for w in imp.warnings)
+
+
+def test_unknown_mapping_scheme_is_refused(model_dir):
+    model = edit(model_dir / "tiny.model", "LBN-to-PBN mapping scheme = 1",
+                 "LBN-to-PBN mapping scheme = 3")
+    edit(model, "Number of data surfaces = 2", "Number of data surfaces = 1")
+    with pytest.raises(ProfileError, match="line 23: 3 is not a mapping scheme") as err:
+        import_disksim(model)
+    assert err.value.field == "LBN-to-PBN mapping scheme"
 
 
 def test_defects_are_warned_not_modelled(model_dir):
