@@ -321,23 +321,26 @@ def split_at_boundaries(lba: int, sectors: int, boundaries: Sequence[int]) -> li
 
 
 class TimedReader(Protocol):
-    """All a timing-based detector may use: read ``sectors`` from ``lba``, get ms."""
+    """All a timing-based detector may use: read ``sectors`` from ``lba``, get ms.
 
-    zero_latency: bool
+    ``delay_ms`` asks the reader to wait that long after its synchronising
+    reference read before issuing the probe.
+    """
+
     revolution_ms: float
 
-    def read(self, lba: int, sectors: int) -> float: ...
+    def read(self, lba: int, sectors: int, delay_ms: float = 0.0) -> float: ...
 
 
 @dataclass
 class SimulatedReader:
     """A disk seen only through timed reads (the host's view of :func:`serve`).
 
-    Each probe is rotationally synchronised the way a host can do it without
-    knowing the geometry: first a one-sector *reference* read of the probe's
-    own start ``S`` (which also puts the head on S's track), then the probe
-    issued the moment the reference completes. The head therefore always
-    arrives a fixed small distance past ``S``. Reference reads are counted
+    Each probe is synchronised with the rotation the way a host can do it
+    without knowing the geometry: first a one-sector *reference* read of the
+    probe's own start ``S`` (which also puts the head on S's track), then,
+    ``delay_ms`` after it completes, the probe. The head then arrives at the
+    same angle relative to ``S`` every time. Reference reads are counted
     separately from probes; ``elapsed_ms`` is the simulated time spent.
     """
 
@@ -348,10 +351,6 @@ class SimulatedReader:
     elapsed_ms: float = 0.0
     _t: float = 0.0
     _head: HeadState = field(default_factory=HeadState)
-
-    @property
-    def zero_latency(self) -> bool:
-        return self.mech.zl_read
 
     @property
     def revolution_ms(self) -> float:
@@ -367,9 +366,11 @@ class SimulatedReader:
         self.elapsed_ms += took
         return took
 
-    def read(self, lba: int, sectors: int) -> float:
+    def read(self, lba: int, sectors: int, delay_ms: float = 0.0) -> float:
         self._one(lba, 1)
         self.reference_reads += 1
+        self._t += delay_ms
+        self.elapsed_ms += delay_ms
         self.probes += 1
         return self._one(lba, sectors)
 
@@ -382,7 +383,8 @@ class DetectionStep:
     sectors: int
     ms: float
     jumped: bool
-    phase: str  # "baseline", "verify", "grow" or "bisect"
+    phase: str  # "calibrate", "baseline", "verify", "grow" or "bisect"
+    excess_ms: float = 0.0  # time beyond the single-track line T(1) + (N - 1) s
 
 
 @dataclass
@@ -395,6 +397,7 @@ class Detection:
     elapsed_ms: float = 0.0
     reference_reads: int = 0
     fallbacks: int = 0  # tracks where the previous track's size did not fit
+    calibrations: int = 0
 
     @property
     def tracks(self) -> int:
@@ -406,78 +409,97 @@ class Detection:
 
 
 def detect_by_timing(reader: TimedReader, start: int = 0, stop: int | None = None,
-                     tracks: int | None = None, threshold_ms: float | None = None,
+                     tracks: int | None = None, threshold_ms: float = 0.3,
                      max_sectors: int = 1 << 14, record: bool = True) -> Detection:
     """The paper's general track-boundary algorithm (§3.1), driven by timed reads only.
 
-    From a known track start ``S``: a read of ``N`` sectors from ``S`` *jumps*
-    when it costs clearly more than a read that stays on S's track. The smallest
-    jumping ``N*`` crosses the boundary by one sector, so the next track starts
-    at ``S + N* - 1`` (the paper writes ``S + N``, one too far). ``N*`` is found
-    by the paper's two enhancements: *fast verification* (two probes at the
-    previous track's size, ``SPT`` and ``SPT + 1``) and, when that fails (first
-    track, zone change, defect), a *binary search* (grow an upper bound by
-    doubling, then bisect).
+    From a known track start ``S``, a read of ``N`` sectors from ``S`` grows
+    linearly in ``N`` (one sector time per sector) while it stays on S's track;
+    a read that crosses into the next track also waits for the skew (about a
+    head switch), so it *jumps* above the line ``T(1) + (N - 1) s``. The
+    smallest jumping ``N*`` crosses by one sector, so the next track starts at
+    ``S + N* - 1`` (the paper writes ``S + N``, one too far). ``N*`` is found by
+    the paper's two enhancements: *fast verification* (probes at the previous
+    track's size, ``SPT`` and ``SPT + 1``) and, when that fails (first track,
+    zone change, defect), a *binary search* (double an upper bound, then bisect).
 
-    What "clearly more" means depends on the firmware. An ordinary drive reads
-    in LBA order, so the time grows by one sector time per sector and a crossing
-    adds the skew (about a head switch); the test is ``T(N) - T(1) - (N - 1) s >
-    threshold`` with ``s`` the sector time measured from ``T(2) - T(1)``. A
-    zero-latency drive with the head just past ``S`` reads any single-track run
-    in at most one revolution (plus its bus transfer), and any run that crosses
-    costs most of another revolution, so the test is ``T(N) - T(1) > threshold``
-    with a threshold of half a revolution.
+    Rotational synchronisation: probes are issued at the same offset in the
+    rotation. Here the offset is chosen so the head arrives just as ``S``
+    comes round (a binary search on the issue delay for the smallest one-sector
+    read time, redone when the fast verification fails). Arriving anywhere else
+    would let zero-latency firmware read the run out of order, and an assembled
+    in-order bus transfer can then hide the head switch entirely.
     """
-    zl = reader.zero_latency
     rev = reader.revolution_ms
-    theta = threshold_ms if threshold_ms is not None else (rev / 2 if zl else 0.3)
     steps: list[DetectionStep] = []
     probes = 0
-    fallbacks = 0
+    fallbacks = calibrations = 0
+    delay = 0.0
+    base = (0.0, 0.0)  # T(1) and the sector time s at the calibrated delay
 
-    def timed(s: int, n: int, phase: str, base: tuple[float, float]) -> bool:
+    def probe(s: int, n: int, phase: str, d: float | None = None) -> float:
         nonlocal probes
-        ms = reader.read(s, n)
+        ms = reader.read(s, n, delay if d is None else d)
         probes += 1
+        return ms
+
+    def jumped(s: int, n: int, phase: str) -> bool:
+        ms = probe(s, n, phase)
         t1, slope = base
-        excess = ms - t1 - (0.0 if zl else (n - 1) * slope)
-        jumped = excess > theta
+        excess = ms - t1 - (n - 1) * slope
+        j = excess > threshold_ms
         if record:
-            steps.append(DetectionStep(s, n, ms, jumped, phase))
-        return jumped
+            steps.append(DetectionStep(s, n, ms, j, phase, excess))
+        return j
+
+    def calibrate(s: int) -> None:
+        """Find the issue delay at which the head arrives just before ``s``."""
+        nonlocal delay, base, calibrations
+        calibrations += 1
+        t0 = probe(s, 1, "calibrate", 0.0)
+        lo, hi, t_lo = 0.0, rev, t0
+        while hi - lo > rev / 8192:
+            mid = (lo + hi) / 2
+            ms = probe(s, 1, "calibrate", mid)
+            # before the edge the read gets shorter one-for-one with the delay;
+            # past it the head has just missed S and waits a whole revolution
+            if ms > t0 - mid + rev / 2:
+                hi = mid
+            else:
+                lo, t_lo = mid, ms
+            if record:
+                steps.append(DetectionStep(s, 1, ms, ms > t0 - mid + rev / 2, "calibrate"))
+        delay = lo
+        t2 = probe(s, 2, "baseline")
+        base = (t_lo, t2 - t_lo)
+        if record:
+            steps.append(DetectionStep(s, 1, t_lo, False, "baseline"))
+            steps.append(DetectionStep(s, 2, t2, False, "baseline"))
 
     starts = [start]
     spt_prev: int | None = None
     s = start
+    calibrate(s)
     while (tracks is None or len(starts) <= tracks) and (stop is None or s < stop):
         limit = (stop - s) if stop is not None else max_sectors
-        t1 = reader.read(s, 1)
-        probes += 1
-        slope = 0.0
-        if not zl:
-            slope = reader.read(s, 2) - t1
-            probes += 1
-        if record:
-            steps.append(DetectionStep(s, 1, t1, False, "baseline"))
-        base = (t1, slope)
         n_star = None
         if spt_prev is not None and spt_prev + 1 <= limit and (
-                not timed(s, spt_prev, "verify", base)
-                and timed(s, spt_prev + 1, "verify", base)):
+                not jumped(s, spt_prev, "verify") and jumped(s, spt_prev + 1, "verify")):
             n_star = spt_prev + 1
         if n_star is None:
             if spt_prev is not None:
                 fallbacks += 1
-            lo, hi = 1, 2
-            while hi <= limit and not timed(s, hi, "grow", base):
+                calibrate(s)
+            lo, hi = 2, 4  # T(1), T(2) are on the line by construction
+            while hi <= limit and not jumped(s, hi, "grow"):
                 lo, hi = hi, hi * 2
             if hi > limit:
-                if limit < 1 or not timed(s, limit, "grow", base):
+                if limit <= lo or not jumped(s, limit, "grow"):
                     break  # the rest of the range is one track (or empty): stop here
                 hi = limit
             while hi - lo > 1:
                 mid = (lo + hi) // 2
-                if timed(s, mid, "bisect", base):
+                if jumped(s, mid, "bisect"):
                     hi = mid
                 else:
                     lo = mid
@@ -485,9 +507,8 @@ def detect_by_timing(reader: TimedReader, start: int = 0, stop: int | None = Non
         spt_prev = n_star - 1
         s = s + n_star - 1  # the off-by-one fix: S + N* - 1, not S + N*
         starts.append(s)
-    probes_total = probes
-    return Detection(starts, probes_total, steps, getattr(reader, "elapsed_ms", 0.0),
-                     getattr(reader, "reference_reads", 0), fallbacks)
+    return Detection(starts, probes, steps, getattr(reader, "elapsed_ms", 0.0),
+                     getattr(reader, "reference_reads", 0), fallbacks, calibrations)
 
 
 @dataclass
