@@ -1,0 +1,358 @@
+"""The lab notebook format, read and checked in one place.
+
+A lab (see CONTRIBUTING.md, "Labs") is an nbformat 4.5 notebook whose cells
+have roles given by tags:
+
+- ``parameters``: assigns ``STUDENT_ID = "demo"`` and derives ``SEED`` from it;
+- ``answer``: the solution between ``### BEGIN SOLUTION`` / ``### END SOLUTION``;
+- ``check``: first line ``# NBVAL_CHECK_OUTPUT``, metadata
+  ``{"disklab": {"question": "q1", "points": 2}}`` (``"hidden": true`` keeps
+  the cell out of the student version: the grader still runs it);
+- ``hardware``: starts with ``# NBVAL_SKIP``; the next cell falls back to data.
+
+Everything here is pure (no kernel, no files written); errors name the
+notebook, the cell (its number as Jupyter shows it, counting from 1, and its
+id) and what to change.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import DisklabError
+from .check import CROSS, TICK, WAIT
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
+BEGIN_SOLUTION = re.compile(r"^([ \t]*)#+\s*BEGIN SOLUTION\s*$")
+END_SOLUTION = re.compile(r"^[ \t]*#+\s*END SOLUTION\s*$")
+BEGIN_HIDDEN = re.compile(r"^[ \t]*#+\s*BEGIN HIDDEN TESTS\s*$")
+END_HIDDEN = re.compile(r"^[ \t]*#+\s*END HIDDEN TESTS\s*$")
+NBVAL_MARKER = re.compile(
+    r"^([ \t]*)#+[ \t]*(NBVAL_[A-Z_]+|PYTEST_VALIDATE_IGNORE_OUTPUT)[ \t]*$", re.MULTILINE
+)
+PLACEHOLDER = "None  # your answer"
+MARKDOWN_PLACEHOLDER = "*Write your answer here.*"
+
+
+class LabFormatError(DisklabError):
+    """A lab notebook does not follow the lab format."""
+
+
+def tags(cell: NotebookNode) -> list[str]:
+    t = cell.get("metadata", {}).get("tags", [])
+    return list(t) if isinstance(t, list) else []
+
+
+def disklab_meta(cell: NotebookNode) -> dict:
+    m = cell.get("metadata", {}).get("disklab", {})
+    return m if isinstance(m, dict) else {}
+
+
+def is_answer(cell: NotebookNode) -> bool:
+    return cell.cell_type == "code" and "answer" in tags(cell)
+
+
+def is_check(cell: NotebookNode) -> bool:
+    return cell.cell_type == "code" and "check" in tags(cell)
+
+
+def is_hidden(cell: NotebookNode) -> bool:
+    return bool(disklab_meta(cell).get("hidden"))
+
+
+def has_solution(source: str) -> bool:
+    return any(BEGIN_SOLUTION.match(line) for line in source.splitlines())
+
+
+def nbval_markers(source: str) -> set[str]:
+    return {m.group(2) for m in NBVAL_MARKER.finditer(source)}
+
+
+def cell_label(nb_path: str | Path | None, index: int, cell: NotebookNode) -> str:
+    where = f"{nb_path}: " if nb_path else ""
+    cid = cell.get("id")
+    return f"{where}cell {index + 1}" + (f" (id {cid})" if cid else "")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One check cell: which question it grades and for how many points."""
+
+    question: str
+    points: float
+    cell_id: str
+    code_index: int  # position among the code cells (nbval's "Cell N")
+    hidden: bool = False
+
+
+@dataclass
+class LabInfo:
+    """What the grader and the student-version writer need to know about a key."""
+
+    path: str
+    lab: str
+    parameters_index: int
+    answer_ids: list[str] = field(default_factory=list)
+    answer_names: dict[str, list[str]] = field(default_factory=dict)  # cell id -> names
+    checks: list[Question] = field(default_factory=list)
+
+    @property
+    def questions(self) -> list[str]:
+        """Question names in notebook order, each once."""
+        seen: list[str] = []
+        for q in self.checks:
+            if q.question not in seen:
+                seen.append(q.question)
+        return seen
+
+    def max_points(self) -> dict[str, float]:
+        out = {q: 0.0 for q in self.questions}
+        for c in self.checks:
+            out[c.question] += c.points
+        return out
+
+
+def read_notebook(path: str | Path) -> NotebookNode:
+    """Read a notebook (as nbformat 4), with a clear error for anything else."""
+    import nbformat
+
+    p = Path(path)
+    try:
+        return nbformat.read(str(p), as_version=4)
+    except FileNotFoundError:
+        raise
+    except Exception as exc:
+        raise LabFormatError(f"{p}: not a readable Jupyter notebook ({exc})") from exc
+
+
+def assigned_names(code: str) -> list[str]:
+    """Top-level names a piece of code binds, in order of first binding."""
+    tree = ast.parse(code)
+    names: list[str] = []
+
+    def add(n: str) -> None:
+        if n not in names:
+            names.append(n)
+
+    def targets(node: ast.AST) -> None:
+        if isinstance(node, ast.Name):
+            add(node.id)
+        elif isinstance(node, ast.Tuple | ast.List):
+            for elt in node.elts:
+                targets(elt)
+        elif isinstance(node, ast.Starred):
+            targets(node.value)
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    targets(t)
+            elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+                targets(node.target)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                add(node.name)
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                for alias in node.names:
+                    if alias.name != "*":
+                        add(alias.asname or alias.name.split(".")[0])
+            elif isinstance(node, ast.For | ast.AsyncFor):
+                targets(node.target)
+                visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.With | ast.AsyncWith):
+                for item in node.items:
+                    if item.optional_vars is not None:
+                        targets(item.optional_vars)
+                visit(node.body)
+            elif isinstance(node, ast.If | ast.While):
+                visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+                for h in node.handlers:
+                    visit(h.body)
+                visit(node.orelse)
+                visit(node.finalbody)
+            elif isinstance(node, ast.Expr | ast.Return):
+                for sub in ast.walk(node):
+                    if isinstance(sub, ast.NamedExpr):
+                        targets(sub.target)
+
+    visit(tree.body)
+    return names
+
+
+def solution_blocks(source: str, where: str = "") -> list[tuple[int, int, str]]:
+    """``(begin_line, end_line, indent)`` of every solution block (0-based, inclusive)."""
+    blocks: list[tuple[int, int, str]] = []
+    begin: tuple[int, str] | None = None
+    for i, line in enumerate(source.splitlines()):
+        m = BEGIN_SOLUTION.match(line)
+        if m:
+            if begin is not None:
+                raise LabFormatError(f"{where}: line {i + 1}: BEGIN SOLUTION inside another "
+                                     "solution block; close the first with ### END SOLUTION")
+            begin = (i, m.group(1))
+        elif END_SOLUTION.match(line):
+            if begin is None:
+                raise LabFormatError(f"{where}: line {i + 1}: END SOLUTION without a "
+                                     "BEGIN SOLUTION above it")
+            blocks.append((begin[0], i, begin[1]))
+            begin = None
+    if begin is not None:
+        raise LabFormatError(f"{where}: line {begin[0] + 1}: BEGIN SOLUTION is never closed; "
+                             "add ### END SOLUTION")
+    return blocks
+
+
+def solution_names(source: str, where: str = "") -> list[str]:
+    """Names the solution blocks of a cell bind at their own level."""
+    lines = source.splitlines()
+    names: list[str] = []
+    for b, e, indent in solution_blocks(source, where):
+        body = "\n".join(line[len(indent):] if line.startswith(indent) else line.lstrip()
+                         for line in lines[b + 1:e])
+        try:
+            found = assigned_names(body)
+        except SyntaxError as exc:
+            raise LabFormatError(
+                f"{where}: line {b + 2 + (exc.lineno or 1) - 1}: the solution does not parse "
+                f"as Python on its own ({exc.msg}); a solution block must hold whole statements"
+            ) from exc
+        names.extend(n for n in found if n not in names)
+    return names
+
+
+def parameters_assign(source: str, name: str) -> tuple[int, int] | None:
+    """Line span (1-based, inclusive) of the top-level ``name = "..."`` in a cell."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name):
+            return node.lineno, node.end_lineno or node.lineno
+    return None
+
+
+def parameter_value(source: str, name: str):
+    """The constant a top-level ``name = <constant>`` assigns, or None."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name
+                and isinstance(node.value, ast.Constant)):
+            return node.value.value
+    return None
+
+
+def set_parameter(source: str, name: str, value: str) -> str:
+    """Replace the top-level ``name = ...`` of a cell with ``name = "value"``."""
+    span = parameters_assign(source, name)
+    if span is None:
+        raise LabFormatError(f"the parameters cell has no top-level `{name} = ...` to set")
+    lines = source.split("\n")
+    first, last = span
+    indent = re.match(r"[ \t]*", lines[first - 1]).group(0)
+    quoted = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    lines[first - 1:last] = [f"{indent}{name} = {quoted}"]
+    return "\n".join(lines)
+
+
+def stored_stdout(cell: NotebookNode) -> str:
+    return "".join(o.get("text", "") for o in cell.get("outputs", [])
+                   if o.get("output_type") == "stream" and o.get("name") == "stdout")
+
+
+def inspect_lab(nb: NotebookNode, path: str | Path = "<lab>", *,
+                require_outputs: bool = True) -> LabInfo:
+    """Check that a notebook follows the lab format and describe it.
+
+    With ``require_outputs`` (a key about to grade), every check cell must hold
+    its stored reference output, and that output must be all ticks: the key is
+    the reference, so it must have been run with every answer right.
+    """
+    path = str(path)
+    lab = Path(path).stem
+    meta_lab = nb.metadata.get("disklab", {}).get("lab") if isinstance(
+        nb.metadata.get("disklab"), dict) else None
+    problems: list[str] = []
+    params = [i for i, c in enumerate(nb.cells) if "parameters" in tags(c)]
+    if len(params) != 1:
+        problems.append(f"{path}: needs exactly one cell tagged `parameters` (found {len(params)})")
+    elif parameters_assign(nb.cells[params[0]].source, "STUDENT_ID") is None:
+        problems.append(f"{cell_label(path, params[0], nb.cells[params[0]])}: the parameters "
+                        'cell must assign STUDENT_ID = "demo" at top level')
+    info = LabInfo(path=path, lab=meta_lab or lab, parameters_index=params[0] if params else -1)
+    ids: dict[str, int] = {}
+    code_index = -1
+    for i, cell in enumerate(nb.cells):
+        where = cell_label(path, i, cell)
+        cid = cell.get("id")
+        if cell.cell_type == "code":
+            code_index += 1
+        if not cid:
+            problems.append(f"{where}: has no cell id; save the lab as nbformat 4.5 "
+                            "(JupyterLab 3 or later does) so cells can be paired")
+        elif cid in ids:
+            problems.append(f"{where}: repeats the id of cell {ids[cid] + 1}; ids must be unique")
+        else:
+            ids[cid] = i
+        try:
+            blocks = solution_blocks(cell.source, where)
+        except LabFormatError as exc:
+            problems.append(str(exc))
+            continue
+        if cell.cell_type == "code" and blocks and not is_answer(cell):
+            problems.append(f"{where}: holds a solution but is not tagged `answer`; the grader "
+                            "would run the key's solution for every student")
+        if is_answer(cell):
+            if is_check(cell):
+                problems.append(f"{where}: is tagged both `answer` and `check`")
+            try:
+                names = solution_names(cell.source, where)
+            except LabFormatError as exc:
+                problems.append(str(exc))
+                names = []
+            if cid:
+                info.answer_ids.append(cid)
+                info.answer_names[cid] = names
+        if is_check(cell):
+            meta = disklab_meta(cell)
+            q, pts = meta.get("question"), meta.get("points")
+            first = next((ln.strip() for ln in cell.source.splitlines() if ln.strip()), "")
+            if first.lstrip("#").strip() != "NBVAL_CHECK_OUTPUT":
+                problems.append(f"{where}: a check cell must start with # NBVAL_CHECK_OUTPUT")
+            if not isinstance(q, str) or not q:
+                problems.append(f'{where}: a check cell needs metadata {{"disklab": '
+                                f'{{"question": "q1", "points": 1}}}} (question is missing)')
+                continue
+            if isinstance(pts, bool) or not isinstance(pts, int | float) or pts < 0:
+                problems.append(f"{where}: points of {q} must be a number >= 0 (got {pts!r})")
+                continue
+            if require_outputs:
+                out = stored_stdout(cell)
+                lines = [ln for ln in out.splitlines() if ln.strip()]
+                if not lines:
+                    problems.append(f"{where}: the check of {q} has no stored output; run the "
+                                    "key top to bottom and save it before grading")
+                elif any(CROSS in ln or WAIT in ln or TICK not in ln for ln in lines):
+                    problems.append(f"{where}: the key's stored output of {q} is not all ticks "
+                                    f"({lines[0]!r}); fix the solution, rerun and save the key")
+            info.checks.append(Question(q, float(pts), cid or "", code_index, is_hidden(cell)))
+    if not info.checks:
+        problems.append(f"{path}: has no check cells (tag `check`)")
+    if problems:
+        raise LabFormatError("\n".join(problems))
+    return info

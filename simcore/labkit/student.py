@@ -1,0 +1,210 @@
+"""Student versions of labs: solutions out, placeholders in, hidden checks removed.
+
+Every ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` block becomes one
+``name = None  # your answer`` line per top-level name the block assigns
+(found with :mod:`ast`, so ``q1, q2 = ...`` or ``def q5(...)`` work too), at
+the block's indentation. A block that assigns nothing becomes
+``pass  # your code here``. In markdown cells the block becomes a line
+asking for the student's answer. Cells marked hidden
+(``{"disklab": {"hidden": true}}``) and ``### BEGIN HIDDEN TESTS`` blocks are
+dropped. All outputs are cleared; cell ids are kept and every answer cell is
+stamped ``{"disklab": {"answer": <its id>}}`` so the grader can pair it even
+if a copy-paste gives it a new id.
+
+A student version is written over an older one only if that file is still
+exactly as this module wrote it (its cells' hash is stored in its metadata):
+an instructor's edits are never overwritten without ``force``.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbformat import NotebookNode
+
+from .labformat import (
+    BEGIN_HIDDEN,
+    END_HIDDEN,
+    MARKDOWN_PLACEHOLDER,
+    PLACEHOLDER,
+    LabFormatError,
+    cell_label,
+    disklab_meta,
+    inspect_lab,
+    is_answer,
+    is_hidden,
+    read_notebook,
+    solution_blocks,
+    solution_names,
+    tags,
+)
+from .variants import personalize
+
+
+def strip_solutions(source: str, where: str = "", markdown: bool = False) -> str:
+    """The source with every solution block replaced by its placeholder."""
+    blocks = solution_blocks(source, where)
+    if not blocks:
+        return source
+    lines = source.split("\n")
+    out: list[str] = []
+    pos = 0
+    for b, e, indent in blocks:
+        out.extend(lines[pos:b])
+        if markdown:
+            out.append(MARKDOWN_PLACEHOLDER)
+        else:
+            block = "\n".join(lines[b:e + 1])
+            names = solution_names(block, where)
+            if names:
+                out.extend(f"{indent}{n} = {PLACEHOLDER}" for n in names)
+            else:
+                out.append(f"{indent}pass  # your code here")
+        pos = e + 1
+    out.extend(lines[pos:])
+    return "\n".join(out)
+
+
+def strip_hidden_tests(source: str, where: str = "") -> str:
+    lines = source.split("\n")
+    out, inside = [], False
+    for i, line in enumerate(lines):
+        if BEGIN_HIDDEN.match(line):
+            if inside:
+                raise LabFormatError(f"{where}: line {i + 1}: nested BEGIN HIDDEN TESTS")
+            inside = True
+        elif END_HIDDEN.match(line):
+            if not inside:
+                raise LabFormatError(f"{where}: line {i + 1}: END HIDDEN TESTS without BEGIN")
+            inside = False
+        elif not inside:
+            out.append(line)
+    if inside:
+        raise LabFormatError(f"{where}: BEGIN HIDDEN TESTS is never closed")
+    return "\n".join(out)
+
+
+def cells_hash(nb: NotebookNode) -> str:
+    """A hash of a notebook's cells (sources, types, ids, metadata), outputs included."""
+    data = json.dumps([dict(c) for c in nb.cells], sort_keys=True, default=str)
+    return hashlib.sha256(data.encode()).hexdigest()[:16]
+
+
+def student_version(key: NotebookNode, path: str | Path = "<lab>") -> NotebookNode:
+    """The student version of a key (a new notebook; the key is not changed)."""
+    info = inspect_lab(key, path, require_outputs=False)
+    nb = copy.deepcopy(key)
+    cells = []
+    for i, cell in enumerate(nb.cells):
+        where = cell_label(path, i, cell)
+        if is_hidden(cell):
+            continue
+        if cell.cell_type == "code":
+            cell.source = strip_hidden_tests(strip_solutions(cell.source, where), where)
+            cell.outputs = []
+            cell.execution_count = None
+            if is_answer(cell):
+                meta = dict(disklab_meta(cell))
+                meta["answer"] = cell.id
+                cell.metadata["disklab"] = meta
+        elif cell.cell_type == "markdown":
+            cell.source = strip_solutions(cell.source, where, markdown=True)
+        cell.metadata.pop("execution", None)
+        cells.append(cell)
+    nb.cells = cells
+    kernelspec = key.metadata.get("kernelspec")
+    language = key.metadata.get("language_info")
+    nb.metadata = NotebookNode()
+    if kernelspec:
+        nb.metadata["kernelspec"] = copy.deepcopy(kernelspec)
+    if language:
+        nb.metadata["language_info"] = {"name": language.get("name", "python")}
+    nb.metadata["disklab"] = {"lab": info.lab, "version": "student"}
+    return nb
+
+
+def _stamp(nb: NotebookNode) -> NotebookNode:
+    nb.metadata["disklab"]["cells_sha256"] = cells_hash(nb)
+    return nb
+
+
+def untouched(path: Path) -> bool:
+    """True if ``path`` is a student version exactly as :func:`write_student` wrote it."""
+    try:
+        nb = nbformat.read(str(path), as_version=4)
+    except Exception:
+        return False
+    meta = nb.metadata.get("disklab", {})
+    return isinstance(meta, dict) and meta.get("cells_sha256") == cells_hash(nb)
+
+
+@dataclass
+class Written:
+    path: Path
+    lab: str
+    student_id: str | None = None
+
+
+def _write(nb: NotebookNode, dest: Path, force: bool) -> None:
+    if dest.exists() and not force and not untouched(dest):
+        raise FileExistsError(f"{dest} exists and was changed since it was generated; "
+                              "move it away or pass --force")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.validate(nb)
+    tmp = dest.with_name(dest.name + ".tmp")
+    nbformat.write(nb, str(tmp))
+    tmp.replace(dest)
+
+
+def write_student(key_path: str | Path, out_dir: str | Path, *, roster: list[str] | None = None,
+                  force: bool = False) -> list[Written]:
+    """Write the student version of one lab into ``out_dir``.
+
+    Without a roster: ``out_dir/<lab>.ipynb``. With a roster: one copy per
+    student, ``out_dir/<id>/<lab>.ipynb``, with ``STUDENT_ID`` set in the
+    parameters cell and ``disklab.student_id`` in the metadata, so each
+    student opens their own variant and the grader knows whose it is.
+    """
+    key_path = Path(key_path)
+    key = read_notebook(key_path)
+    generic = student_version(key, key_path)
+    written: list[Written] = []
+    if not roster:
+        dest = Path(out_dir) / key_path.name
+        _write(_stamp(generic), dest, force)
+        return [Written(dest, key_path.stem)]
+    for sid in roster:
+        nb = personalize(copy.deepcopy(generic), sid)
+        dest = Path(out_dir) / safe_name(sid) / key_path.name
+        _write(_stamp(nb), dest, force)
+        written.append(Written(dest, key_path.stem, sid))
+    return written
+
+
+def safe_name(student_id: str) -> str:
+    """A file-system-safe form of a student id."""
+    keep = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in student_id.strip())
+    return keep.strip(".") or "_"
+
+
+def find_labs(paths: list[str | Path]) -> list[Path]:
+    """Lab notebooks among ``paths`` (files, or folders searched one level deep)."""
+    found: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found.extend(sorted(q for q in p.glob("*.ipynb") if not q.name.startswith(".")))
+        elif p.exists():
+            found.append(p)
+        else:
+            raise FileNotFoundError(f"{p}: no such file or folder")
+    return found
+
+
+def is_lab(nb: NotebookNode) -> bool:
+    """Whether a notebook claims to be a lab (it has a parameters or check cell)."""
+    return any("parameters" in tags(c) or "check" in tags(c) for c in nb.cells)
