@@ -143,25 +143,23 @@ def _bus_end_any_order(groups: list[_Group], n: int, b: float, bus_free: float) 
     return float(max(bus_free + n * b, np.max(times + (n - np.arange(n)) * b)))
 
 
-def serve(mech: Mechanism, lba: int, sectors: int, start_ms: float, head: HeadState,
-          bus: str = "assembled", is_write: bool = False, bus_free_ms: float = 0.0) -> Service:
-    """Serve a read: media by :meth:`Mechanism.access` piece by piece, then the bus.
+def sector_times(mech: Mechanism, lba: int, sectors: int, start_ms: float,
+                 head: HeadState, is_write: bool = False) -> np.ndarray:
+    """When each sector of a request comes off the platter, in LBA order (ms).
 
-    Chaining one :meth:`~Mechanism.access` call per track piece performs the
-    same arithmetic as one call for the whole request (same media end, same
-    breakdown), and it tells where each piece's sectors are in time. Sectors of
-    a piece that zero-latency firmware read out of order ("wrapped": the head
-    landed inside the run) are, in the default ``"assembled"`` model, ready for
-    the host only when the piece is complete. ``bus_free_ms`` is when the bus
-    finished the previous request (in-order delivery cannot start earlier).
-    ``bus="access"`` keeps the interface time :meth:`Mechanism.access` itself
-    computes. Writes are served with ``bus="none"``: their data is in the drive's
-    buffer before the media part starts (queued writes, as in tworeq).
+    The same per-piece timing :func:`serve` uses (a zero-latency piece that
+    wrapped reads its tail first); for figures of the read order.
     """
-    if bus not in BUS_MODELS:
-        raise ValueError(f"unknown bus model {bus!r}; choose one of {', '.join(BUS_MODELS)}")
-    if is_write and bus not in ("none", "access"):
-        raise ValueError("writes are served with bus='none' (data already buffered) or 'access'")
+    groups, *_ = _media(mech, lba, sectors, start_ms, head, is_write, split=True)
+    out = np.empty(sectors)
+    for g in groups:
+        out[g.first:g.first + g.count] = g.avail_ms + np.arange(g.count) * g.step_ms
+    return out
+
+
+def _media(mech: Mechanism, lba: int, sectors: int, start_ms: float, head: HeadState,
+           is_write: bool, split: bool):
+    """Media timing piece by piece; ``split=False`` lumps each wrapped piece (assembled)."""
     rev = mech.rev_ms
     zl = mech.zl_write if is_write else mech.zl_read
     t = start_ms
@@ -187,7 +185,7 @@ def serve(mech: Mechanism, lba: int, sectors: int, start_ms: float, head: HeadSt
         if off:
             wrapped += 1
             k = min(off, c)  # LBAs before the landing point (slips ignored for the bus)
-            if bus == "assembled":
+            if not split:
                 groups.append(_Group(index, c, end, 0.0))
             else:
                 read_start = end - spt * st  # one revolution, from the landing point round
@@ -203,7 +201,30 @@ def serve(mech: Mechanism, lba: int, sectors: int, start_ms: float, head: HeadSt
         t = end
         index += c
         piece_lba += c
-    media_end = t
+    return groups, seek, rot, xfer, t, cyl, surf, wrapped
+
+
+def serve(mech: Mechanism, lba: int, sectors: int, start_ms: float, head: HeadState,
+          bus: str = "assembled", is_write: bool = False, bus_free_ms: float = 0.0) -> Service:
+    """Serve a read: media by :meth:`Mechanism.access` piece by piece, then the bus.
+
+    Chaining one :meth:`~Mechanism.access` call per track piece performs the
+    same arithmetic as one call for the whole request (same media end, same
+    breakdown), and it tells where each piece's sectors are in time. Sectors of
+    a piece that zero-latency firmware read out of order ("wrapped": the head
+    landed inside the run) are, in the default ``"assembled"`` model, ready for
+    the host only when the piece is complete. ``bus_free_ms`` is when the bus
+    finished the previous request (in-order delivery cannot start earlier).
+    ``bus="access"`` keeps the interface time :meth:`Mechanism.access` itself
+    computes. Writes are served with ``bus="none"``: their data is in the drive's
+    buffer before the media part starts (queued writes, as in tworeq).
+    """
+    if bus not in BUS_MODELS:
+        raise ValueError(f"unknown bus model {bus!r}; choose one of {', '.join(BUS_MODELS)}")
+    if is_write and bus not in ("none", "access"):
+        raise ValueError("writes are served with bus='none' (data already buffered) or 'access'")
+    groups, seek, rot, xfer, media_end, cyl, surf, wrapped = _media(
+        mech, lba, sectors, start_ms, head, is_write, split=bus != "assembled")
     b = mech.bus_sector_ms
     if bus == "none" or b == 0.0:
         bus_end = media_end
@@ -248,6 +269,33 @@ class QueuedService:
         acc = Access(s.seek_ms, s.rotation_ms, s.transfer_ms, s.bus_tail_ms, s.bus_end_ms,
                      s.cylinder, s.surface)
         return (begin - start_ms) + overhead, acc, False
+
+
+def figure2_profile(zero_latency: bool = True, rpm: float = 10_000.0, slip: bool = True,
+                    interface_mb_s: float = 0.0):
+    """The paper's Figure 2 disk: 200 sectors per track, two surfaces, track skew 20.
+
+    With ``slip`` a defect between LBNs 580 and 581 is slipped, so the fourth
+    track starts at LBN 599. Ten cylinders, a 0.5 ms head switch (well inside
+    the skew) and a linear seek; the firmware reads with zero latency or not.
+    """
+    from .profiles import profile_from_dict
+
+    zone = {"first_cylinder": 0, "last_cylinder": 9, "sectors_per_track": 200,
+            "track_skew": 20, "cylinder_skew": 20}
+    if slip:
+        zone.update({"slips": [581], "spares": 1})
+    data = {
+        "id": "figure2", "name": "Schindler et al. Figure 2 example disk",
+        "source": "Schindler et al. 2002, Figure 2(b) and §2.1",
+        "geometry": {"rpm": rpm, "surfaces": 2, "zones": [zone]},
+        "mechanics": {"head_switch_ms": 0.5,
+                      "seek": {"model": "linear", "base_ms": 1.0, "per_cylinder_ms": 0.1}},
+        "firmware": {"zero_latency_reads": zero_latency, "zero_latency_writes": zero_latency},
+    }
+    if interface_mb_s:
+        data["interface"] = {"name": "bus", "rate_mb_s": interface_mb_s}
+    return profile_from_dict(data, "<figure2>")
 
 
 # -- 3. allocation --------------------------------------------------------

@@ -142,7 +142,15 @@ def head_time(mech: Mechanism, sectors: int, aligned: bool, queued: bool, n: int
     nb = sectors * mech.bus_sector_ms
     overlap = (float(np.mean([max(0.0, nb - s.bus_tail_ms) / nb for s in services]))
                if nb > 0 else float("nan"))
+    parts = {
+        "overhead": float(np.mean([r.overhead_ms for r in recs])),
+        "seek and head switches": float(np.mean([r.seek_ms for r in recs])),
+        "rotational wait": float(np.mean([r.rotation_ms for r in recs])),
+        "media transfer": float(np.mean([r.transfer_ms for r in recs])),
+        "bus after the media": float(np.mean([r.interface_ms for r in recs])),
+    }
     return {
+        "parts": parts,
         "mean_ms": mean,
         "sd_ms": float(per.std(ddof=1)),
         "efficiency": media_ms / mean,
@@ -176,6 +184,22 @@ def head_time_records(mech: Mechanism, sectors: int, aligned: bool, n: int, seed
 
     wl = ClosedWorkload(1, n, make, seed=seed)
     return run(mech, wl, service=QueuedService(mech, bus="none")).records
+
+
+FRACTIONS = [1 / 32, 1 / 16, 1 / 8, 1 / 4, 3 / 8, 1 / 2, 3 / 4, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0]
+
+
+@lru_cache(maxsize=64)
+def efficiency_curve(disk: str, queued: bool = True, bus: str = "assembled", n: int = 120,
+                     seed: int = 0) -> tuple[list[int], list[dict], list[dict]]:
+    """Sizes (sectors, as fractions of a first-zone track) and aligned/unaligned results."""
+    mech = mechanism(disk)
+    spt = mech.layout.sectors_per_track(0)
+    sizes = sorted({max(1, round(f * spt)) for f in FRACTIONS} | {spt + 1, 2 * spt + 1})
+    a = [head_time(mech, s, True, queued, n, seed + i, bus=bus) for i, s in enumerate(sizes)]
+    u = [head_time(mech, s, False, queued, n, seed + 50 + i, bus=bus)
+         for i, s in enumerate(sizes)]
+    return sizes, a, u
 
 
 def _pct(a: float, b: float) -> float:
@@ -240,6 +264,14 @@ def video_summary(quick: bool, seed: int) -> dict:
     for kib, sectors in (("264k", TRACK), ("528k", 2 * TRACK)):
         for name, aligned in (("aligned", True), ("unaligned", False)):
             hard[f"hard_{name}_{kib}"] = uses.hard_realtime_streams(mech, sectors, aligned)
+    grid = list(range(10, 81, 10))
+    curve_trials = 60 if quick else 200
+    curve = {"streams": grid,
+             "aligned_ms": [sim.run(v, curve_trials, True, seed + 11 * v).quantile_ms()
+                            for v in grid],
+             "unaligned_ms": [sim.run(v, curve_trials, False, seed + 13 * v).quantile_ms()
+                              for v in grid],
+             "trials": curve_trials}
     streams = {"soft_aligned": soft_a["streams"], "soft_unaligned": soft_u["streams"]}
     streams.update({k: v["streams"] for k, v in hard.items()})
     return {
@@ -247,6 +279,7 @@ def video_summary(quick: bool, seed: int) -> dict:
         "soft_detail": {"aligned": soft_a, "unaligned": soft_u, "trials": trials,
                         "round_ms": 500.0, "quantile": 0.9999, "method": "normal"},
         "hard_detail": hard,
+        "curve": curve,
         "startup_latency_s": uses.startup_latency_s(500.0, 10),
         "buffer_kib_aligned": uses.buffer_bytes(TRACK * SECTOR_BYTES, soft_a["streams"]) / 1024,
     }
@@ -315,6 +348,7 @@ def reproduce(quick: bool = False, seed: int = 0) -> dict:
             ba = head_time(mech, TRACK, True, False, n // 2, seed + 300, bus=bus)
             bu = head_time(mech, TRACK, False, False, n // 2, seed + 301, bus=bus)
         bus_models[bus] = {"aligned_ms": ba["mean_ms"], "unaligned_ms": bu["mean_ms"],
+                           "aligned_parts": ba["parts"], "unaligned_parts": bu["parts"],
                            "reduction_pct": _pct(ba["mean_ms"], bu["mean_ms"]),
                            "aligned_bus_overlap_pct": 100 * ba["bus_overlap"]}
 
