@@ -181,7 +181,7 @@ class BlockLayer:
             self._queued_start.setdefault(rq.lba, rq)
         was_empty = len(self.elevator) == 0 and self.in_flight == 0
         self.elevator.add(rq, now)
-        self._trace("queue", rq)
+        self._trace("queue", rq, rq.op)
         if self.plug_ms > 0 and was_empty and not sync:
             self._plug()
         elif self._plugged and (sync or len(self.elevator) >= self.unplug_thresh):
@@ -245,7 +245,7 @@ class BlockLayer:
         if self._busy_since is None:
             self._busy_since = now
         self._inflight[rq.id] = rq
-        self._trace("dispatch", rq)
+        self._trace("dispatch", rq, rq.op)
         client = rq.bios[0].pid
         self.device.submit(Request(rq.id, now, rq.op, rq.lba, rq.sectors, client))
 

@@ -123,3 +123,79 @@ def reproduce(quick: bool = False, seed: int = 0) -> dict:
                    "think_ms": 0.1},
         "paper": PAPER,
     }
+
+
+DEVICES = {
+    "one disk": SINGLE,
+    "RAID-0, 8 disks": dict(disk="cheetahx15", depth=32, drive_scheduler="sptf",
+                            array=dict(drives=8, level=0, stripe_kib=64)),
+    "RAID-0, 28 disks": RAID0_28,
+}
+
+
+def timeline(elevator: str = "anticipatory", readers: int = 2, think_ms: float = 0.5,
+             device: str = "one disk", depth: int | None = None, mb_per_reader: float = 2.0,
+             seed: int = 0, **tunables) -> dict:
+    """Sequential readers under one elevator with the block layer's timeline recorded.
+
+    Returns the events (for :func:`simcore.viz.linux_sched.timeline_figure`),
+    the throughput, and the elevator's anticipation counters.
+    """
+    cfg = dict(DEVICES[device])
+    if depth is not None:
+        cfg["depth"] = depth
+    r = simulate("seq-read", elevator, threads=readers, mb_per_reader=mb_per_reader,
+                 think_ms=think_ms, seed=seed, trace=True, **cfg, **tunables)
+    return {"events": r.events, "mb_s": r.mb_s, "stats": r.elevator["stats"],
+            "pids": [100 + k for k in range(readers)], "elapsed_ms": r.elapsed_ms}
+
+
+def deadline_trace(fifo_batch: int = 16, writes_starved: int = 2, read_expire: float = 500.0,
+                   write_expire: float = 5000.0, elevator: str = "deadline",
+                   until_ms: float = 1500.0, seed: int = 0) -> list:
+    """A small mixed load on one disk (no command queueing) with the dispatches recorded.
+
+    One process streams through a file with 8 reads in flight (asynchronous
+    read-ahead), one reads at random further out, and a writeback thread
+    issues bursts of writes: enough to see batches (``fifo_batch``), the read
+    preference (``writes_starved``) and expiry (``read_expire``) at work.
+    """
+    import numpy as np
+    import simpy
+
+    from ..host import BlockLayer
+    from ..workloads_server import make_device
+
+    env = simpy.Environment()
+    dev = make_device(env, "atlas10k2", None, "fcfs", True)
+    tun = dict(fifo_batch=fifo_batch, writes_starved=writes_starved, read_expire=read_expire,
+               write_expire=write_expire)
+    host = BlockLayer(env, dev, elevator, depth=1, trace=True, merge=False, **tun)
+    rng = np.random.default_rng(seed)
+    cap = dev.mechanism.layout.capacity
+
+    def seq_reader():
+        lba = cap // 10
+        inflight = []
+        while env.now < until_ms:
+            while len(inflight) < 8:
+                inflight.append(host.read(1, lba, 64))
+                lba += 64
+            yield env.any_of(inflight)
+            inflight = [ev for ev in inflight if not ev.triggered]
+
+    def random_reader():
+        while env.now < until_ms:
+            yield host.read(2, int(rng.integers(cap // 2, cap - 64)) // 8 * 8, 8)
+            yield env.timeout(5.0)
+
+    def writeback():
+        while env.now < until_ms:
+            for _ in range(12):
+                host.write(3, int(rng.integers(0, cap - 64)) // 8 * 8, 64)
+            yield env.timeout(150.0)
+
+    for proc in (seq_reader, random_reader, writeback):
+        env.process(proc())
+    env.run(until=until_ms)
+    return host.events

@@ -158,3 +158,24 @@ def reproduce(quick: bool = False, seed: int = 0) -> dict:
             "fcfs_predicted_ms": round(26.3 + transfer_ms, 2),
         },
     }
+
+
+def race(policies=("fcfs", "sstf", "clook", "sptf", "wstf"), disk: str = DISK, n: int = 400,
+         rate_per_s: float = 40.0, size_kib: float = SIZE_KIB, seed: int = 0) -> dict[str, list]:
+    """One random open workload served by several policies; records per policy.
+
+    The same requests (Poisson arrivals, uniform over the disk) for every
+    policy, so differences are the policy's alone. Labels may be registry
+    names or the experiment's (``"WSTF"`` uses this experiment's M).
+    """
+    from ..engine import run
+    from ..workloads import random_open
+
+    mech = Mechanism(load_disk(disk))
+    wl = random_open(mech.layout.capacity, n=n, rate_per_s=rate_per_s, size_kib=size_kib,
+                     seed=seed)
+    out = {}
+    for name in policies:
+        pol = make_policy(name) if name in POLICIES else get_scheduler(name)
+        out[name] = run(mech, wl, scheduler=pol).records
+    return out
