@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numpy as np
+
 from .layout import SECTOR_BYTES, Layout
 from .mechanics import SeekCurve, seek_for
 from .profile import DiskProfile
@@ -30,6 +32,44 @@ class Access(NamedTuple):
     rotation_ms: float
     transfer_ms: float
     interface_ms: float
+    end_ms: float
+    cylinder: int
+    surface: int
+
+
+class PlanPiece(NamedTuple):
+    """One track's part of a :class:`Plan`: where the head goes and when.
+
+    ``first`` indexes the plan's first sector on this track; the arm (or the
+    head switch) moves during ``[move_start_ms, move_end_ms)``, which cannot be
+    aborted; the head then waits and reads or writes until ``end_ms``.
+    """
+
+    first: int
+    move_start_ms: float
+    move_end_ms: float
+    end_ms: float
+    cylinder: int
+    surface: int
+    sector_ms: float
+
+
+class Plan(NamedTuple):
+    """A media access sector by sector: what a cache or a bus needs to overlap with it.
+
+    ``done_ms[k]`` is when the ``k``-th sector (in LBA order) is complete: read
+    into the buffer or written onto the platter. With zero-latency access the
+    sectors of the first track may come off the platter out of order; ``done_ms``
+    gives the time each is available *in LBA order* (a running maximum), which
+    is what a buffer handing data out in order can use. The totals equal
+    :meth:`Mechanism.access`'s for the same request.
+    """
+
+    done_ms: np.ndarray
+    pieces: list[PlanPiece]
+    seek_ms: float
+    rotation_ms: float
+    transfer_ms: float
     end_ms: float
     cylinder: int
     surface: int
@@ -133,3 +173,61 @@ class Mechanism:
                 overlap = t - (t_first_lba if t_first_lba is not None else t)
                 interface = max(self.bus_sector_ms, bus_total - overlap)
         return Access(seek_total, rot_total, xfer_total, interface, t + interface, cyl, surface)
+
+    def plan(self, lba: int, sectors: int, is_write: bool, start_ms: float,
+             head: HeadState, zero_latency: bool | None = None) -> Plan:
+        """Like :meth:`access`, but sector by sector and without the bus (for caches).
+
+        A head already sitting just before ``lba`` (a stream that continues)
+        reads on without waiting: a wait within a millionth of a sector of a
+        full revolution counts as none, so rounding never costs a revolution.
+        """
+        rev = self.rev_ms
+        if zero_latency is None:
+            zero_latency = self.zl_write if is_write else self.zl_read
+        t = start_ms
+        cyl, surface = head.cylinder, head.surface
+        seek_total = rot_total = xfer_total = 0.0
+        done = np.empty(sectors)
+        pieces: list[PlanPiece] = []
+        k = 0
+        for piece in self.layout.pieces(lba, sectors):
+            move = self.move_ms(cyl, surface, piece.cylinder, piece.surface, is_write)
+            move_start = t
+            t += move
+            seek_total += move
+            cyl, surface = piece.cylinder, piece.surface
+            spt = piece.sectors_per_track
+            st = rev / spt
+            pos = ((self.phase0 + t / rev) % 1.0) * spt
+            first, span, count = piece.first_sector, piece.span, piece.count
+            step = st * span / count  # slipped sectors inside the piece spread evenly
+            idx = np.arange(1, count + 1, dtype=float)
+            off = 0
+            if zero_latency:  # start at the next sector boundary, whichever sector it is
+                boundary = math.ceil(pos - 1e-6)
+                wait = max(0.0, boundary - pos) * st
+                off = (boundary % spt - first) % spt
+                if not 0 < off < span:
+                    off = 0
+                    wait += ((first - boundary) % spt) * st
+            else:
+                r = (first - pos) % spt
+                wait = (0.0 if r > spt - 1e-6 else r) * st
+            if off:  # landed inside the run: read its tail first, then wrap to its head
+                elapsed = wait + spt * st
+                t_run = t + wait + (spt - off) * st  # when the run's first sector comes round
+                n_head = min(count, round(off * count / span))
+                done[k:k + n_head] = t_run + idx[:n_head] * step
+                done[k + n_head:k + count] = t_run + n_head * step
+            else:
+                done[k:k + count] = t + wait + idx * step
+                elapsed = wait + span * st
+            transfer = span * st
+            rot_total += elapsed - transfer
+            xfer_total += transfer
+            pieces.append(PlanPiece(k, move_start, t, t + elapsed, cyl, surface, step))
+            t += elapsed
+            k += count
+        np.maximum.accumulate(done, out=done)
+        return Plan(done, pieces, seek_total, rot_total, xfer_total, t, cyl, surface)

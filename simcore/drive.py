@@ -5,6 +5,16 @@ empty, asks the policy for the next request, computes the request's service
 arithmetically (:mod:`simcore.access`) and sleeps for it. Seeds: Gray 2000
 §2.6 (command overhead, media and interface stages), Seltzer et al. 1990 as
 summarised in Gray §3 (queue plus policy).
+
+Two paths. The default (no ``cache``, no ``interface``) is the fast one: an
+ideal interface and no buffer, one arithmetic service per request. Given a
+``cache`` (:class:`~simcore.cache.CacheConfig`) or an ``interface``
+(:class:`~simcore.interface.Port`), the drive instead keeps a segmented
+buffer whose read-ahead and destaging go on between commands, moves data over
+a :class:`~simcore.channel.Channel` it may share with another drive, and, for
+PIO, needs the host's :class:`~simcore.cpu.Cpu` for every DRQ block (Gray
+§2.8: "A PIO transfer of N words requires N loads, N stores"); under DMA it
+takes one completion interrupt.
 """
 
 from __future__ import annotations
@@ -12,12 +22,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import simpy
 
 from .access import Access, HeadState, Mechanism
 from .profile import DiskProfile
 from .records import WRITE, Completed, Request
 from .sched import get_scheduler
+
+PIO_GRAIN_SECTORS = 16  # PIO blocks the simulator moves per CPU slice when they are all ready
 
 
 class HeadView:
@@ -77,6 +90,12 @@ class Drive:
         on_complete: Callable[[Completed], None] | None = None,
         service: ServiceFn | None = None,
         name: str = "disk0",
+        *,
+        cache: Any = None,
+        interface: Any = None,
+        channel: Any = None,
+        cpu: Any = None,
+        trace: list | None = None,
     ):
         self.env = env
         self.mechanism = disk if isinstance(disk, Mechanism) else Mechanism(disk)
@@ -95,8 +114,17 @@ class Drive:
         self._wake: simpy.Event | None = None
         ov = self.profile.overheads
         self._read_ov, self._write_ov, self._done_ov = ov.read_miss_ms, ov.write_ms, ov.completion_ms
+        self._read_hit_ov = ov.read_hit_ms
         self._service = service or self._mechanical_service
-        self.process = env.process(self._run())
+        self.cache = None
+        self.port = None
+        if cache is not None or interface is not None or channel is not None or cpu is not None:
+            if service is not None:
+                raise ValueError("give either service= or cache=/interface=, not both")
+            self._setup_buffered(cache, interface, channel, cpu, trace)
+            self.process = env.process(self._run_buffered())
+        else:
+            self.process = env.process(self._run())
 
     def submit(self, request: Request) -> None:
         """Put a request in the queue (at the current simulated time)."""
@@ -145,3 +173,337 @@ class Drive:
             record(rec)
             if self.on_complete is not None:
                 self.on_complete(rec)
+
+    # -- the buffered path: cache, channel, CPU ----------------------------------
+    def _setup_buffered(self, cache, interface, channel, cpu, trace) -> None:
+        from .cache import CacheConfig, SegmentCache
+        from .channel import Channel
+        from .cpu import Cpu
+        from .interface import Mode, Port
+
+        prof = self.profile
+        if isinstance(cache, SegmentCache):
+            self.cache = cache
+        else:
+            if cache is None:
+                cfg = CacheConfig.speed_matching(prof.cache.size_kib or 1024)
+            elif cache is True:
+                cfg = CacheConfig.from_profile(prof)
+            elif isinstance(cache, CacheConfig):
+                cfg = cache
+            else:
+                raise TypeError(f"cache must be a CacheConfig, a SegmentCache or True, "
+                                f"not {type(cache).__name__}")
+            self.cache = SegmentCache(cfg, self.mechanism)
+        if interface is None:
+            port = Port.ideal(prof.interface_mb_s)
+        elif isinstance(interface, str | Mode):
+            port = Port.of(interface)
+        elif isinstance(interface, Port):
+            port = interface
+        else:
+            raise TypeError(f"interface must be a Port or a mode name, not "
+                            f"{type(interface).__name__}")
+        self.port = port
+        self.channel = channel if channel is not None else Channel(self.env, f"{self.name}-bus")
+        self.cpu = cpu if cpu is not None else Cpu(self.env, f"{self.name}-cpu")
+        self.trace = trace
+        self.interrupts = 0
+        self._bus_ms = port.mode.sector_ms if port.mode.transfer_ns > 0 else 0.0
+
+    def _run_buffered(self):
+        env, pending, cache, head = self.env, self.pending, self.cache, self.head
+        choose, view = self._choose, self.view
+        while True:
+            if not pending:
+                wake = self._wake = env.event()
+                nxt = cache.background(env.now, head)
+                if nxt is not None and nxt > env.now:
+                    yield wake | env.timeout(nxt - env.now)
+                else:
+                    yield wake
+                continue
+            now = env.now
+            req = choose(pending, view, now)
+            if req is pending[0]:
+                pending.pop(0)
+            else:
+                pending.remove(req)
+            yield from self._serve(req)
+
+    def _serve(self, req: Request):
+        from .cache import FLUSH
+
+        env, chan = self.env, self.channel
+        start = env.now
+        creq = None
+        if self.port.hold == "command":
+            creq = chan.request()
+            yield creq
+        t = env.now
+        try:
+            if req.op == WRITE:
+                parts = yield from self._serve_write(req, t)
+            elif req.op == FLUSH:
+                parts = yield from self._serve_flush(req, t)
+            else:
+                parts = yield from self._serve_read(req, t)
+        finally:
+            if creq is not None:
+                chan.resource.release(creq)
+                chan.note(self.name, "held", t, env.now)
+        overhead, seek, rot, xfer, hit = parts
+        if self._done_ov:
+            yield env.timeout(self._done_ov)
+        finish = env.now
+        overhead += self._done_ov
+        self.last_lba = req.lba + req.sectors
+        self.busy_ms += finish - start
+        iface = max(0.0, finish - start - overhead - seek - rot - xfer)
+        rec = Completed(req.id, req.op, req.lba, req.sectors, req.arrival_ms, start, finish,
+                        start - req.arrival_ms, overhead, seek, rot, xfer, iface,
+                        finish - req.arrival_ms, req.client, hit)
+        self.completed.append(rec)
+        if self.on_complete is not None:
+            self.on_complete(rec)
+
+    def _note(self, kind: str, t0: float, t1: float) -> None:
+        if self.trace is not None and t1 > t0:
+            self.trace.append((self.name, kind, t0, t1))
+
+    def _trace_plan(self, plan) -> None:
+        if self.trace is None or plan is None:
+            return
+        bounds = [p.first for p in plan.pieces] + [len(plan.done_ms)]
+        for p, end in zip(plan.pieces, bounds[1:], strict=False):
+            self._note("seek", p.move_start_ms, p.move_end_ms)
+            first_done = float(plan.done_ms[p.first]) - p.sector_ms
+            self._note("rotation", p.move_end_ms, first_done)
+            self._note("media", first_done, float(plan.done_ms[end - 1]))
+
+    def _serve_read(self, req: Request, t: float):
+        cache, port = self.cache, self.port
+        n = req.sectors
+        kind = cache.lookup(req.lba, n, t)
+        ov = self._read_hit_ov if kind in ("hit", "stream") else self._read_ov
+        svc = cache.read(req.lba, n, t, t + ov, self.head)
+        self._trace_plan(svc.plan)
+        ready = svc.ready_ms
+        if port.is_pio:
+            ready = yield from self._pio_in(req, ready)
+        else:
+            ready = yield from self._dma_in(req, ready)
+        media_end = svc.media_end_ms if svc.plan is None else max(svc.media_end_ms,
+                                                                   float(ready[-1]))
+        cache.read_done(svc, media_end, self.head)
+        if self.trace is not None and cache.stream is not None and cache.stream.kind == "read":
+            s = cache.stream
+            self._note("read-ahead", float(s.done[0]) - s.pieces[0].sector_ms, s.end_ms)
+        if not port.is_pio:
+            yield from self._irq(req)
+        extra = max(0.0, float(ready[-1]) - svc.media_end_ms) if svc.plan is not None else 0.0
+        return ov, svc.seek_ms, svc.rotation_ms + extra, svc.transfer_ms, kind in ("hit", "stream")
+
+    def _irq(self, req: Request):
+        us = self.port.completion_us()
+        self.interrupts += 1
+        if us > 0:
+            yield from self.cpu.work(us / 1000.0, owner=req.client, kind="irq", priority=0)
+
+    def _ring_stall(self, ready: np.ndarray, drained: np.ndarray, upto: int) -> bool:
+        """The lost-revolution rule for big reads: sector ``i + cap`` needs sector ``i`` gone.
+
+        Checks the sectors drained so far (``drained[:upto]``); where the media
+        would have read into a slot still full, it stops and comes back whole
+        revolutions later. Returns True if ``ready`` changed.
+        """
+        cap = self.cache.cap
+        n = len(ready)
+        if n <= cap or upto <= 0:
+            return False
+        lim = min(upto, n - cap)
+        if lim <= 0:
+            return False
+        step = self.mechanism.rev_ms / self.mechanism.layout.sectors_per_track(
+            self.mechanism.layout.zone_of(0))
+        late = drained[:lim] - (ready[cap:cap + lim] - step)
+        bad = np.flatnonzero(late > 1e-9)
+        if not len(bad):
+            return False
+        j = int(bad[0])
+        revs = np.ceil(late[j] / self.mechanism.rev_ms - 1e-12)
+        ready[cap + j:] += revs * self.mechanism.rev_ms
+        self.cache.stats["lost_revolutions"] += int(revs)
+        np.maximum.accumulate(ready, out=ready)
+        return True
+
+    def _dma_in(self, req: Request, ready: np.ndarray):
+        env, chan, b = self.env, self.channel, self._bus_ms
+        n = len(ready)
+        ready = ready.copy()
+        idx = np.arange(n, dtype=float)
+        if self.port.hold == "transfer":  # one burst that never has to wait for the media
+            while True:
+                s = max(env.now, float(np.max(ready - idx * b)))
+                if s > env.now:
+                    yield env.timeout(s - env.now)
+                with chan.request() as r:
+                    yield r
+                    s2 = env.now
+                    drained = s2 + (idx + 1) * b
+                    if not self._ring_stall(ready, drained, n) or s2 < s:
+                        if b * n > 0:
+                            yield env.timeout(b * n)
+                        chan.note(self.name, "data", s2, env.now)
+                        self._note("bus", s2, env.now)
+                        break
+            return np.maximum(ready, drained)
+        t0 = env.now
+        while True:
+            drained = (idx + 1) * b + np.maximum(t0, np.maximum.accumulate(ready - idx * b))
+            if not self._ring_stall(ready, drained, n):
+                break
+        end = float(drained[-1])
+        if end > env.now:
+            yield env.timeout(end - env.now)
+        chan.data_ms += n * b
+        self._note("bus", max(t0, float(ready[0]) - b), end)
+        return drained
+
+    def _pio_in(self, req: Request, ready: np.ndarray):
+        env, port, cpu, chan = self.env, self.port, self.cpu, self.channel
+        n = len(ready)
+        ready = ready.copy()
+        drained = np.empty(n)
+        m = port.multcount
+        grain = max(m, PIO_GRAIN_SECTORS)
+        word_ms = port.pio_word_us(False) * 256 / 1000.0
+        irq_ms = port.costs.irq_us / 1000.0
+        drq_ms = port.drq_read_us / 1000.0
+        k = 0
+        while k < n:
+            end = min(k + m, n)
+            t_irq = max(env.now + (drq_ms if k else 0.0), float(ready[end - 1]))
+            if t_irq > env.now:
+                yield env.timeout(t_irq - env.now)
+            blocks = 1
+            while end < n and end - k < grain:
+                nxt = min(end + m, n)
+                if ready[nxt - 1] > env.now:
+                    break
+                end, blocks = nxt, blocks + 1
+            creq = None
+            if port.hold == "transfer":
+                creq = chan.request()
+                yield creq
+            t0 = env.now
+            yield from cpu.work(blocks * irq_ms + (end - k) * word_ms, owner=req.client,
+                                kind="pio", priority=0)
+            if blocks > 1 and drq_ms:
+                yield env.timeout((blocks - 1) * drq_ms)
+            if creq is not None:
+                chan.resource.release(creq)
+            chan.note(self.name, "data", t0, env.now)
+            self._note("pio", t0, env.now)
+            self.interrupts += blocks
+            drained[k:end] = np.linspace(t0, env.now, end - k + 1)[1:]
+            k = end
+            self._ring_stall(ready, drained, k)
+        return drained
+
+    def _serve_write(self, req: Request, t: float):
+        cache, port, env = self.cache, self.port, self.env
+        n = req.sectors
+        ov = self._write_ov
+        space = cache.write_space(req.lba, n, t)
+        if ov:
+            yield env.timeout(ov)
+        if port.is_pio:
+            arrive = yield from self._pio_out(req, space)
+        else:
+            arrive = yield from self._dma_out(req, space)
+        svc = cache.write(req.lba, n, arrive, t, self.head)
+        if svc.media_end_ms is not None:
+            self._trace_write(svc, arrive)
+            if svc.media_end_ms > env.now:
+                yield env.timeout(svc.media_end_ms - env.now)
+        elif self.trace is not None and cache.stream is not None:
+            s = cache.stream
+            self._note("destage", float(s.done[0]) - s.pieces[0].sector_ms, s.end_ms)
+        us = port.costs.irq_us
+        self.interrupts += 1
+        if us > 0:
+            yield from self.cpu.work(us / 1000.0, owner=req.client, kind="irq", priority=0)
+        buffered = svc.media_end_ms is None
+        if buffered:
+            return ov, 0.0, 0.0, 0.0, True
+        return ov, svc.seek_ms, svc.rotation_ms, svc.transfer_ms, False
+
+    def _trace_write(self, svc, arrive) -> None:
+        if self.trace is not None:
+            self._note("media", svc.media_end_ms - svc.transfer_ms, svc.media_end_ms)
+
+    def _dma_out(self, req: Request, space: np.ndarray):
+        env, chan, b = self.env, self.channel, self._bus_ms
+        n = req.sectors
+        idx = np.arange(n, dtype=float)
+        creq = None
+        if self.port.hold == "transfer":
+            creq = chan.request()
+            yield creq
+        t0 = env.now
+        arrive = (idx + 1) * b + np.maximum(t0, np.maximum.accumulate(space - idx * b))
+        end = float(arrive[-1])
+        if end > env.now:
+            yield env.timeout(end - env.now)
+        if creq is not None:
+            chan.resource.release(creq)
+        chan.data_ms += n * b
+        self._note("bus", t0, end)
+        return arrive
+
+    def _pio_out(self, req: Request, space: np.ndarray):
+        env, port, cpu, chan = self.env, self.port, self.cpu, self.channel
+        n = req.sectors
+        arrive = np.empty(n)
+        m = port.multcount
+        grain = max(m, PIO_GRAIN_SECTORS)
+        word_ms = port.pio_word_us(True) * 256 / 1000.0
+        irq_ms = port.costs.irq_us / 1000.0
+        drq_ms = port.drq_write_us / 1000.0
+        k = 0
+        while k < n:
+            t_drq = max(env.now + (drq_ms if k else 0.0), float(space[k]))
+            if t_drq > env.now:
+                yield env.timeout(t_drq - env.now)
+            end = min(k + grain - grain % m, n) if grain >= m else min(k + m, n)
+            blocks = -(-(end - k) // m)
+            irqs = blocks - (1 if k == 0 else 0)  # the first block goes without an interrupt
+            creq = None
+            if port.hold == "transfer":
+                creq = chan.request()
+                yield creq
+            t0 = env.now
+            yield from cpu.work(irqs * irq_ms + (end - k) * word_ms, owner=req.client,
+                                kind="pio", priority=0)
+            if blocks > 1 and drq_ms:
+                yield env.timeout((blocks - 1) * drq_ms)
+            if creq is not None:
+                chan.resource.release(creq)
+            chan.note(self.name, "data", t0, env.now)
+            self._note("pio", t0, env.now)
+            self.interrupts += irqs
+            arrive[k:end] = np.linspace(t0, env.now, end - k + 1)[1:]
+            k = end
+        return arrive
+
+    def _serve_flush(self, req: Request, t: float):
+        env = self.env
+        end = self.cache.flush(t, self.head)
+        if end > env.now:
+            yield env.timeout(end - env.now)
+        us = self.port.costs.irq_us
+        self.interrupts += 1
+        if us > 0:
+            yield from self.cpu.work(us / 1000.0, owner=req.client, kind="irq", priority=0)
+        return 0.0, 0.0, 0.0, max(0.0, end - t), False

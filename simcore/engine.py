@@ -56,8 +56,16 @@ def _check_requests(requests: Sequence[Request], capacity: int, where: str) -> N
 
 def run(disk: Disk, workload: OpenWorkload | ClosedWorkload | ValidationWorkload,
         scheduler: Any = "fcfs", service: Callable | None = None,
-        until_ms: float | None = None) -> RunResult:
-    """Simulate ``workload`` on ``disk`` with a scheduling policy; return the records."""
+        until_ms: float | None = None, *, cache: Any = None,
+        interface: Any = None) -> RunResult:
+    """Simulate ``workload`` on ``disk`` with a scheduling policy; return the records.
+
+    ``cache`` gives the drive a segmented buffer (a
+    :class:`~simcore.cache.CacheConfig`, or ``True`` for the profile's own);
+    ``interface`` a host interface (a :class:`~simcore.interface.Port` or a
+    mode name such as ``"udma2"``). Without either the drive takes its fast
+    path: no buffer, an ideal interface.
+    """
     mech = _mechanism(disk)
     env = simpy.Environment()
     callbacks: list[Callable[[Completed], None]] = []
@@ -66,7 +74,11 @@ def run(disk: Disk, workload: OpenWorkload | ClosedWorkload | ValidationWorkload
         for cb in callbacks:
             cb(rec)
 
-    drive = Drive(env, mech, scheduler, on_complete=on_complete, service=service)
+    if cache is None and interface is None:
+        drive = Drive(env, mech, scheduler, on_complete=on_complete, service=service)
+    else:
+        drive = Drive(env, mech, scheduler, on_complete=on_complete, service=service,
+                      cache=cache, interface=interface)
     if isinstance(workload, OpenWorkload):
         _check_requests(workload.requests, mech.layout.capacity, workload.name)
         env.process(_feed_open(env, drive, workload.requests))
