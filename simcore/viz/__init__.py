@@ -5,6 +5,6 @@ they never run the simulator themselves and never import ipywidgets.
 """
 
 from .static import frames_figure, show
-from .theme import COLORS, apply_theme
+from .theme import COLORS, apply_theme, legend_below
 
-__all__ = ["COLORS", "apply_theme", "frames_figure", "show"]
+__all__ = ["COLORS", "apply_theme", "frames_figure", "legend_below", "show"]

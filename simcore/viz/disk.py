@@ -16,7 +16,7 @@ from ..access import Mechanism
 from ..layout import Layout
 from ..mechanics import FourPhaseSeek
 from ..records import Completed
-from .theme import COLORS, apply_theme
+from .theme import COLORS, apply_theme, legend_below
 
 PHASE_COLORS = {"queue": "#bbbbbb", "overhead": "#6c4f9c", "seek": "#d1495b",
                 "rotation": "#edae49", "transfer": "#2e933c", "interface": "#00798c"}
@@ -55,9 +55,11 @@ def zone_bandwidth_figure(layouts: Sequence[Layout]) -> go.Figure:
             tr.hovertemplate = "%{x:.0f}% of the disk: %{y:.1f} MB/s<extra></extra>"
             fig.add_trace(tr)
     fig.update_xaxes(title="position on the disk (% of capacity, LBA 0 = outer edge)")
-    fig.update_yaxes(title="media rate (MB/s)", rangemode="tozero")
+    fig.update_yaxes(title="media rate (MB/s, log scale)", type="log",
+                     tickvals=[1, 2, 5, 10, 20, 50, 100, 200, 500])
     fig.update_layout(title="Zoned recording: outer zones move more data per revolution")
-    return apply_theme(fig)
+    apply_theme(fig, height=520)
+    return legend_below(fig, rows=(len(layouts) + 1) // 2)
 
 
 def platter_traces(layout: Layout, lba: int | None = None) -> list[go.BaseTraceType]:
