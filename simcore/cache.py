@@ -77,6 +77,7 @@ import numpy as np
 from .access import HeadState, Mechanism, Plan, PlanPiece
 from .profile import DiskProfile
 
+CLEAN = 1 << 62  # ``Segment.dirty_from`` of a segment with nothing left to write
 FLUSH = "F"  # a request op: write every dirty sector to the platter (ATA FLUSH CACHE)
 POLICIES = ("none", "track", "cylinder", "segment", "zero", "on-arrival")
 
@@ -144,7 +145,8 @@ class Segment:
 
     def __init__(self, sid: int):
         self.id = sid
-        self.start = self.end = self.dirty_from = 0
+        self.start = self.end = 0
+        self.dirty_from = CLEAN
         self.last_used = -1
         self.arrive0 = 0
         self.arrive: np.ndarray = np.empty(0)
@@ -307,8 +309,15 @@ class SegmentCache:
 
     def _retire(self, s: _Stream) -> None:
         if s.kind == "write":
-            s.seg.dirty_from = max(s.seg.dirty_from, s.stop_lba)
-            self._trim_arrivals(s.seg)
+            self._destaged_to(s.seg, s.stop_lba)
+
+    def _destaged_to(self, seg: Segment, lba: int) -> None:
+        seg.dirty_from = max(seg.dirty_from, lba)
+        if seg.dirty_from >= seg.end:
+            seg.dirty_from = CLEAN
+            seg.arrive = np.empty(0)
+        else:
+            self._trim_arrivals(seg)
 
     def _trim_arrivals(self, seg: Segment) -> None:
         cut = seg.dirty_from - seg.arrive0
@@ -381,7 +390,8 @@ class SegmentCache:
             if self.stream is not None and self.stream.seg is seg:
                 self.stop(t, head)
             self.stats["evictions"] += 1
-        seg.start = seg.end = seg.dirty_from = 0
+        seg.start = seg.end = 0
+        seg.dirty_from = CLEAN
         seg.arrive = np.empty(0)
         seg.arrive0 = 0
         seg.last_used = self._tick
@@ -396,7 +406,7 @@ class SegmentCache:
             if seg.start < lba + n and lba < seg.end:
                 if self.stream is not None and self.stream.seg is seg:
                     self.stop(t, head)
-                seg.start = seg.end = seg.dirty_from = 0
+                seg.start = seg.end = 0
                 seg.last_used = -1
 
     # -- the head ---------------------------------------------------------------
@@ -430,8 +440,7 @@ class SegmentCache:
             self.stats["read_ahead_stopped"] += len(s.done) - got
             self.stats["read_ahead_sectors"] -= len(s.done) - got
         else:
-            s.seg.dirty_from = max(s.seg.dirty_from, s.lba + got)
-            self._trim_arrivals(s.seg)
+            self._destaged_to(s.seg, s.lba + got)
         head.cylinder, head.surface = cyl, surf
         return free
 
@@ -541,15 +550,14 @@ class SegmentCache:
         elif kind == "partial":  # the buffered head of the request is dirty: keep it apart
             self.stats["partial_hits"] += 1
             seg = self._allocate(now, head)
-            seg.start, seg.end, seg.dirty_from = first, lba + sectors, lba + sectors
+            seg.start, seg.end = first, lba + sectors
         else:
             self.stats["misses"] += 1
             seg = self._allocate(now, head)
             seg.start = lba
-            seg.end = seg.dirty_from = lba + sectors
+            seg.end = lba + sectors
             if self.config.read_ahead == "on-arrival":
                 seg.start = self._pre_read(lba, plan)
-        seg.dirty_from = max(seg.dirty_from, seg.end)
         seg.start = max(seg.start, seg.end - max(self.cap, sectors))
         seg.last_used = self._tick
         waited = free - ready_ms
@@ -614,7 +622,6 @@ class SegmentCache:
             head.cylinder, head.surface = plan.cylinder, plan.surface
             seg = self._allocate(now, head)
             seg.start, seg.end = lba, lba + sectors
-            seg.dirty_from = seg.end
             end = float(done[-1])
             lost = end - plan.end_ms
             return WriteService(end, plan.seek_ms + free - now, plan.rotation_ms + lost,

@@ -49,7 +49,10 @@ class Cpu:
             users = res.users
             preempt = bool(users) and users[0].priority >= IDLE and priority < IDLE
             with res.request(priority=priority, preempt=preempt) as req:
-                yield req
+                try:
+                    yield req
+                except simpy.Interrupt:  # preempted in the instant it was granted
+                    continue
                 t0 = env.now
                 self._running = (owner, t0)
                 try:
