@@ -35,7 +35,7 @@ from .layout import SECTOR_BYTES
 from .records import READ, WRITE, Completed, Request
 from .sched.linux import Elevator, Rq, get_elevator
 
-__all__ = ["BlockLayer", "IdleReadahead", "TraceEvent"]
+__all__ = ["BlockLayer", "FixedDevice", "IdleReadahead", "TraceEvent"]
 
 
 class TraceEvent(NamedTuple):
@@ -287,6 +287,34 @@ class BlockLayer:
     def queued(self) -> int:
         """Requests in the scheduler (not yet sent to the device)."""
         return len(self.elevator)
+
+
+class FixedDevice:
+    """A teaching device: serves requests in arrival order, each in ``service_ms``.
+
+    With it a block layer's dispatch order depends on the I/O scheduler alone,
+    which is what hand-worked exercises want. ``got`` lists what it received.
+    """
+
+    def __init__(self, env: simpy.Environment, service_ms: float = 1.0):
+        self.env, self.service_ms = env, float(service_ms)
+        self.on_complete: Callable[[Completed], None] | None = None
+        self.got: list[Request] = []
+        self._free_at = 0.0
+
+    def submit(self, req: Request) -> None:
+        self.got.append(req)
+        start = max(self.env.now, self._free_at)
+        self._free_at = end = start + self.service_ms
+        self.env.process(self._finish(req, start, end))
+
+    def _finish(self, req: Request, start: float, end: float):
+        yield self.env.timeout(end - self.env.now)
+        rec = Completed(req.id, req.op, req.lba, req.sectors, req.arrival_ms, start, end,
+                        start - req.arrival_ms, 0.0, 0.0, 0.0, end - start, 0.0,
+                        end - req.arrival_ms, req.client)
+        if self.on_complete is not None:
+            self.on_complete(rec)
 
 
 class IdleReadahead:
