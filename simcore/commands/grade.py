@@ -41,7 +41,10 @@ def main(args) -> int:
         raise ValueError("no submissions (.ipynb files) found")
     key = g.Key(key_path)  # checks the key before any work
     planned = g.planned_ids(key_path, subs)
-    g.check_writable(out, feedback, g.feedback_names(planned), args.force)
+    try:
+        g.check_writable(out, feedback, g.feedback_names(planned), args.force)
+    except FileExistsError as exc:
+        raise ValueError(str(exc)) from None
     t0 = time.monotonic()
     count = [0]
 
@@ -53,7 +56,10 @@ def main(args) -> int:
     key, results = g.grade(key_path, subs, jobs=args.jobs, cell_timeout=args.cell_timeout,
                            timeout=args.timeout, keep_merged=args.keep_merged,
                            progress=progress)
-    g.write_report(key, results, out, feedback, force=args.force)
+    try:
+        g.write_report(key, results, out, feedback, force=args.force)
+    except FileExistsError as exc:  # appeared while grading
+        raise ValueError(str(exc)) from None
     wall = time.monotonic() - t0
     max_total = sum(key.max.values())
     print(f"{'student':<20} {'score':>9}  status")

@@ -6,17 +6,63 @@ appends ``{"cell": N, "outcome": ..., "stdout": ..., "errors": [...],
 stopped by the whole-notebook timeout still leaves the results of the cells
 that did finish. ``message`` is nbval's one-line reason, never the cell's
 source (a hidden check's source must not reach a student's feedback).
+
+nbval waits for a cell's reply for the whole cell timeout even when the
+kernel has died (``os._exit``, a segfault, the OOM killer). The probe wraps
+that wait so it looks at the kernel once a second and fails the cell at once
+with "the Python kernel died", instead of reporting a timeout later. After a
+timeout nbval marks the following cells "xfail"; the probe records those that
+fail as failed, with their own reason.
 """
 
 from __future__ import annotations
 
 import json
+import time
+from queue import Empty
 
 import pytest
 
 
+class KernelDied(RuntimeError):
+    """The kernel process ended while a cell was running."""
+
+
 def pytest_addoption(parser):
     parser.addoption("--disklab-probe", default=None, help="append per-cell results here")
+
+
+def pytest_configure(config):
+    if config.getoption("--disklab-probe"):
+        _watch_for_kernel_death()
+
+
+def _watch_for_kernel_death() -> None:
+    try:
+        from nbval.kernel import RunningKernel
+    except Exception:
+        return
+    original = getattr(RunningKernel, "await_reply", None)
+    if original is None or getattr(original, "_disklab", False):
+        return
+
+    def await_reply(self, msg_id, timeout=None):
+        if timeout is None:
+            return original(self, msg_id, timeout)
+        deadline = time.monotonic() + float(timeout)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Empty
+            try:
+                return original(self, msg_id, timeout=min(1.0, left))
+            except Empty:
+                if not self.is_alive():
+                    raise KernelDied("the Python kernel died while this cell ran (os._exit, "
+                                     "a crash, or out of memory)") from None
+
+    await_reply._disklab = True
+    RunningKernel.await_reply = await_reply
 
 
 def _text(outputs, name):
@@ -39,8 +85,9 @@ def pytest_runtest_makereport(item, call):
     outputs = getattr(item, "test_outputs", None) or []
     errors = [f"{o.get('ename', '')}: {o.get('evalue', '')}".strip(": ")
               for o in outputs if o.get("output_type") == "error"]
+    xfailed = report.skipped and hasattr(report, "wasxfail")
     message = ""
-    if call.excinfo is not None and not report.skipped:
+    if call.excinfo is not None and (not report.skipped or xfailed):
         exc = call.excinfo.value
         args = getattr(exc, "args", ())
         if type(exc).__name__ == "NbCellError" and args:
@@ -51,7 +98,7 @@ def pytest_runtest_makereport(item, call):
     record = {
         "cell": cell,
         "when": report.when,
-        "outcome": report.outcome,
+        "outcome": "failed" if xfailed else report.outcome,
         "stdout": _text(outputs, "stdout")[:4000],
         "stderr": _text(outputs, "stderr")[:2000],
         "errors": [e[:500] for e in errors],

@@ -339,8 +339,13 @@ def grade_one(key: Key, path: str | Path, *, cell_timeout: float = 60.0,
 
 
 def _reason(run: CellRun, cell_timeout: float) -> str:
+    if "Failed to interrupt" in run.message:
+        return (f"it ran longer than {cell_timeout:g} s and did not answer an interrupt, or it "
+                "ended the Python kernel (os._exit, a crash)")
     if "Timeout" in run.message:
         return f"it ran longer than {cell_timeout:g} s and was stopped"
+    if "kernel died" in run.message:
+        return "the Python kernel died while it ran (os._exit, a crash, or out of memory)"
     if "Kernel dead" in run.message:
         return "the Python kernel had died before it (an earlier cell crashed or exited it)"
     if run.errors:
@@ -353,7 +358,7 @@ def _reason(run: CellRun, cell_timeout: float) -> str:
 def _score(key: Key, res: Result, cells: dict[int, CellRun], ended: str,
            cell_timeout: float, timeout: float) -> None:
     code_cells = key.code_cells
-    died = any("Kernel dead" in r.message for r in cells.values())
+    died = any("Kernel dead" in r.message or "kernel died" in r.message for r in cells.values())
     if ended == "error" and not cells:
         res.status = "error"
         res.notes.append("The grader itself failed to run your notebook; your instructor "
@@ -364,14 +369,19 @@ def _score(key: Key, res: Result, cells: dict[int, CellRun], ended: str,
                          "had not run by then score zero.")
     elif died:
         res.status = "kernel-died"
+    check_indices = {q.code_index for q in key.info.checks}
     for index, cell in enumerate(code_cells):
-        if not is_answer(cell):
-            continue
         run = cells.get(index)
-        if run is not None and run.outcome == "failed":
+        if run is None or run.outcome != "failed" or index in check_indices:
+            continue
+        if is_answer(cell):
             label = key.answer_labels.get(cell.id, cell.id)
             res.notes.append(f"Your answer cell for {label} did not run cleanly: "
                              f"{_reason(run, cell_timeout)}.")
+        elif "Kernel dead" not in run.message:
+            res.notes.append(f"The lab's own cell {cell.id} failed after your answers ran: "
+                             f"{_reason(run, cell_timeout)}. If an answer cell reassigned a "
+                             "name the lab uses, that is the likely cause.")
     for q in key.info.checks:
         run = cells.get(q.code_index)
         tag = " (hidden check)" if q.hidden else ""
@@ -384,7 +394,8 @@ def _score(key: Key, res: Result, cells: dict[int, CellRun], ended: str,
             line = _check_line(run.stdout) or f"{q.question} {TICK} correct"
         else:
             printed = _check_line(run.stdout)
-            if run.errors or "Timeout" in run.message or "Kernel dead" in run.message:
+            if (run.errors or "Timeout" in run.message or "Kernel dead" in run.message
+                    or "kernel died" in run.message):
                 line = f"{q.question}: the check could not run: {_reason(run, cell_timeout)}"
                 if q.hidden and run.errors:
                     line = f"{q.question}: the check could not run: it raised " \

@@ -1,0 +1,107 @@
+"""A minimal lab in the lab format, and demo submissions for it.
+
+:func:`template_lab` is the smallest notebook that has every part of the format
+(a parameters cell, a variant, answer cells with solutions, a visible check, a
+self-check with a hidden check beside it). Copy it to start a new lab. The
+book's chapter for instructors grades :func:`write_demo_submissions` with it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+RPMS = [3600, 4200, 5400, 7200, 10000, 15000]
+
+
+def _cell(kind, cid, source, tags=(), disklab=None, stdout=None):
+    cell = new_code_cell(source) if kind == "code" else new_markdown_cell(source)
+    cell.id = cid
+    if tags:
+        cell.metadata["tags"] = list(tags)
+    if disklab:
+        cell.metadata["disklab"] = dict(disklab)
+    if stdout is not None:
+        cell.outputs = [new_output("stream", name="stdout", text=stdout)]
+        cell.execution_count = 1
+    return cell
+
+
+def template_lab(lab: str = "template") -> nbformat.NotebookNode:
+    """A two-question lab, with the reference outputs its check cells print when run.
+
+    The check cells' stored outputs are the lines the key prints when every
+    answer is right (what nbval compares with); the other cells are left unrun.
+    A real lab is run top to bottom and saved instead.
+    """
+    cells = [
+        _cell("md", "title", "# Template lab: one revolution\n\nTwo questions about the "
+              "spinning platter; your spindle speed depends on your student id."),
+        _cell("code", "parameters", 'import simcore\nimport simcore.labkit\n\n'
+              'STUDENT_ID = "demo"\n'
+              f'SEED = simcore.labkit.variant_seed(STUDENT_ID, "{lab}")', tags=["parameters"]),
+        _cell("code", "setup", f"RPMS = {RPMS}\nRPM = simcore.labkit.pick(SEED, RPMS)\n"
+              'print(f"Your disk spins at {RPM} RPM.")'),
+        _cell("md", "q1-text", "**q1.** What is the mean rotational latency at `RPM`, in ms?"),
+        _cell("code", "answer-q1", "### BEGIN SOLUTION\nq1 = 30_000 / RPM\n### END SOLUTION",
+              tags=["answer"]),
+        _cell("code", "check-q1", "# NBVAL_CHECK_OUTPUT\n"
+              "_rpm = simcore.labkit.pick(SEED, RPMS)\n"
+              'simcore.labkit.check("q1", q1, simcore.mean_rotational_latency_ms(_rpm), '
+              'rel=0.01,\n                     hint="half a revolution.")',
+              tags=["check"], disklab={"question": "q1", "points": 1},
+              stdout="q1 ✔ correct\n"),
+        _cell("md", "q2-text", "**q2.** How long is one revolution, in ms? (The check below "
+              "only looks at the form of your answer; the grader checks the value.)"),
+        _cell("code", "answer-q2", "### BEGIN SOLUTION\nq2 = 60_000 / RPM\n### END SOLUTION",
+              tags=["answer"]),
+        _cell("code", "check-q2", "# NBVAL_CHECK_OUTPUT\n"
+              'simcore.labkit.self_check("q2", q2, lambda v: float(v) > 0, '
+              'hint="a time in ms.")',
+              tags=["check"], disklab={"question": "q2", "points": 0},
+              stdout="q2 ✔ has the right form (the grader checks the value)\n"),
+        _cell("code", "check-q2-hidden", "# NBVAL_CHECK_OUTPUT\n"
+              "_rpm = simcore.labkit.pick(SEED, RPMS)\n"
+              'simcore.labkit.check("q2", q2, 60_000 / _rpm, rel=0.01)',
+              tags=["check"], disklab={"question": "q2", "points": 2, "hidden": True},
+              stdout="q2 ✔ correct\n"),
+    ]
+    nb = new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.metadata["disklab"] = {"lab": lab}
+    return nb
+
+
+def write_demo_submissions(key_path: str | Path, folder: str | Path) -> list[Path]:
+    """Four submissions for a template lab: right, blank, one wrong answer, not a notebook."""
+    from .student import student_version
+    from .variants import answer_sheet
+
+    key = nbformat.read(str(key_path), as_version=4)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    stu = student_version(key, key_path)
+    out = []
+
+    def save(name, answers):
+        nb = nbformat.from_dict(nbformat.reads(nbformat.writes(stu), as_version=4))
+        for cell in nb.cells:
+            if cell.id in answers:
+                cell.source = answers[cell.id]
+        p = folder / f"{name}.ipynb"
+        nbformat.write(nb, str(p))
+        out.append(p)
+
+    ada = answer_sheet(key, "ada", key_path)
+    save("ada", {"answer-q1": "q1 = 30_000 / RPM", "answer-q2": f"q2 = {ada['q2']!r}"})
+    save("ben", {})
+    save("cy", {"answer-q1": "q1 = 60_000 / RPM  # a whole revolution",
+                "answer-q2": "q2 = 60_000 / RPM"})
+    broken = folder / "dee.ipynb"
+    broken.write_text('{"cells": [{"cell_type": "code", "source": "q1 = ')
+    out.append(broken)
+    return out

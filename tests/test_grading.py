@@ -1,0 +1,267 @@
+"""Grading with nbval, end to end: real kernels, real pytest runs, one batch graded in parallel.
+
+What must hold (issue 4, "Grading" and "Tests"; DESIGN.md "Labs and grading with nbval"):
+the key graded against itself gets full marks; a blank student version gets zero; a wrong answer
+loses exactly that question's points; a stored fake tick is caught; crashing, hanging, kernel-
+killing and malformed submissions are graded (zero for what failed, the reason in the feedback)
+and the run goes on; copied numbers fail under another student's variant; outputs are never
+overwritten without --force. Cases that cannot interfere share a submission, so the module
+starts eleven kernels in all.
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from simcore.labkit.demo import template_lab, write_demo_submissions
+from simcore.labkit.grade import Key, grade, write_report
+from simcore.labkit.student import student_version
+from simcore.labkit.variants import answer_sheet, literal_answers
+
+ROOT = Path(__file__).resolve().parent.parent
+LAB1 = ROOT / "labs" / "lab1_time.ipynb"
+CELL_TIMEOUT = 15.0
+
+
+def _with_answers(student, answers: dict[str, str]):
+    nb = nbformat.from_dict(nbformat.reads(nbformat.writes(student), as_version=4))
+    for cell in nb.cells:
+        if cell.get("id") in answers:
+            cell.source = answers[cell.id]
+    return nb
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    """Lab 1's key and a dozen submissions, graded in one parallel run."""
+    key_nb = nbformat.read(str(LAB1), as_version=4)
+    key = Key(LAB1)
+    stu = student_version(key_nb, LAB1)
+    solutions = {c.id: c.source for c in key_nb.cells if c.id in key.info.answer_ids}
+    d = tmp_path_factory.mktemp("submissions")
+
+    def save(name, nb):
+        nbformat.write(nb, str(d / f"{name}.ipynb"))
+
+    shutil.copy(LAB1, d / "keyself.ipynb")
+    save("blank", stu)
+    save("wrong_q3", _with_answers(stu, {**solutions, "answer-q3": "q3 = 1e6"}))
+
+    # Three ways to fail at once, each costing only its own question: a hang (q2), a crash
+    # (q6) and an answer that kills the kernel (q8, the last question).
+    save("unruly", _with_answers(stu, {**solutions, "answer-q2": "while True:\n    pass",
+                                       "answer-q6": 'raise RuntimeError("boom")',
+                                       "answer-q8": "import os\nos._exit(1)"}))
+
+    # Cells deleted (q6), moved (q2), pasted twice (q3: a wrong copy first), added (scratch),
+    # and a faked tick: q1 is wrong but its check cell was rewritten to print a tick and
+    # carries a stored tick output.
+    messy = _with_answers(stu, {**solutions, "answer-q1": "q1 = 1.0"})
+    cells = messy.cells
+    q3 = next(c for c in cells if c.id == "answer-q3")
+    early = nbformat.from_dict(dict(q3))
+    early.id, early.source = "my-first-try", "q3 = -1.0"  # a pasted copy: new id, same stamp
+    cells.insert(cells.index(q3), early)
+    cells.remove(next(c for c in cells if c.id == "answer-q6"))
+    q2 = next(c for c in cells if c.id == "answer-q2")
+    cells.remove(q2)
+    cells.append(q2)
+    cells.append(nbformat.v4.new_code_cell("my_scratch = 42"))
+    fake = next(c for c in cells if c.id == "check-q1")
+    fake.source = '# NBVAL_CHECK_OUTPUT\nprint("q1 ✔ correct")'
+    fake.outputs = [nbformat.v4.new_output("stream", name="stdout", text="q1 ✔ correct\n")]
+    fake.execution_count = 5
+    save("messy", messy)
+
+    alice = answer_sheet(key_nb, "alice", LAB1)
+    bob = answer_sheet(key_nb, "bob", LAB1)
+    literal = {"answer-" + q: literal_answers({q: v}) for q, v in alice.items()}
+    save("alice", _with_answers(stu, literal))
+    save("bob", _with_answers(stu, literal))  # alice's numbers, handed in by bob
+
+    (d / "not_json.ipynb").write_text('{"cells": [')
+    (d / "not_notebook.ipynb").write_text('{"hello": "world"}')
+
+    subs = sorted(d.glob("*.ipynb"))
+    key, results = grade(LAB1, subs, jobs=2, cell_timeout=CELL_TIMEOUT, timeout=240)
+    by_name = {Path(r.path).stem: r for r in results}
+    report = tmp_path_factory.mktemp("report")
+    write_report(key, results, report / "grades.csv", report / "feedback")
+    return key, by_name, alice, bob, report
+
+
+def read_csv(path) -> list[dict]:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def full(key) -> float:
+    return sum(key.max.values())
+
+
+def lost(key, result) -> dict[str, float]:
+    return {q: key.max[q] - result.scores[q] for q in key.info.questions
+            if result.scores[q] != key.max[q]}
+
+
+def test_lab1_has_enough_auto_graded_questions(batch):
+    key = batch[0]
+    graded = [q for q, pts in key.max.items() if pts > 0]
+    assert len(graded) >= 5
+    assert full(key) == 11
+
+
+def test_the_key_graded_against_itself_gets_full_marks(batch):
+    key, r = batch[0], batch[1]["keyself"]
+    assert r.status == "graded", r.log
+    assert r.total == full(key), (r.lines, r.notes, r.log)
+
+
+def test_a_blank_student_version_gets_zero_and_runs_cleanly(batch):
+    r = batch[1]["blank"]
+    assert r.status == "graded"
+    assert all(v == 0 for v in r.scores.values()) and r.total == 0
+    assert all("not answered yet" in line for q in ("q1", "q3", "q8") for line in r.lines[q])
+    assert not any("did not run cleanly" in n for n in r.notes), r.notes
+
+
+def test_a_wrong_answer_loses_exactly_that_questions_points(batch):
+    key, r = batch[0], batch[1]["wrong_q3"]
+    assert lost(key, r) == {"q3": 2.0}
+    assert "too high" in r.lines["q3"][0]
+
+
+def test_a_stored_fake_tick_is_caught(batch):
+    key, r = batch[0], batch[1]["messy"]
+    assert lost(key, r)["q1"] == 1.0
+    assert "q1 ✘ not right yet" in r.lines["q1"][0]
+    assert any("not answer cells" in n for n in r.notes)
+
+
+def test_hanging_crashing_and_kernel_killing_answers_cost_only_their_questions(batch):
+    key, r = batch[0], batch[1]["unruly"]
+    assert lost(key, r) == {"q2": 1.0, "q6": 1.0, "q8": 1.0}
+    assert r.status == "kernel-died"
+    notes = " ".join(r.notes)
+    assert f"q2 did not run cleanly: it ran longer than {CELL_TIMEOUT:g} s" in notes
+    assert "q6 did not run cleanly: it raised RuntimeError: boom" in notes
+    assert "q8 did not run cleanly: the Python kernel died" in notes
+    assert "kernel had died" in r.lines["q8"][0]
+
+
+def test_deleted_reordered_duplicated_and_added_cells(batch):
+    key, r = batch[0], batch[1]["messy"]
+    # q6 was deleted and q1 is wrong; the moved q2 and the last copy of q3 count.
+    assert lost(key, r) == {"q1": 1.0, "q6": 1.0}
+    notes = " ".join(r.notes)
+    for expected in ("q6 is missing", "q3 appears 2 times", "not in the lab's order",
+                     "you added were not run", "not answer cells"):
+        assert expected in notes, notes
+
+
+def test_literal_answers_pass_for_their_own_variant_only(batch):
+    key, results, alice, bob = batch[:4]
+    assert results["alice"].total == full(key), results["alice"].lines
+
+    def same(a, b) -> bool:
+        if isinstance(a, dict):
+            return all(abs(a[k] - b[k]) <= max(0.005, 0.01 * abs(b[k])) for k in b)
+        if isinstance(a, str):
+            return a == b
+        return abs(a - b) <= 0.01 * abs(b)
+
+    differs = [q for q in key.info.questions if not same(alice[q], bob[q])]
+    assert len(differs) >= 5  # the two variants really differ
+    r = results["bob"]
+    for q in key.info.questions:
+        assert r.scores[q] == (0.0 if q in differs else key.max[q]), (q, r.lines[q])
+
+
+def test_files_that_are_not_notebooks_get_a_row_and_a_reason(batch):
+    results = batch[1]
+    for name, why in (("not_json", "not valid JSON"), ("not_notebook", "not a Jupyter")):
+        r = results[name]
+        assert r.status == "invalid" and r.total == 0
+        assert why in r.notes[0]
+
+
+def test_grades_csv_and_feedback(batch):
+    key, results, _, bob, report = batch
+    rows = read_csv(report / "grades.csv")
+    assert [r["student"] for r in rows] == sorted(results)  # one row per submission
+    assert list(rows[0]) == ["student", "file", "status", *key.info.questions, "total", "max"]
+    self_row = next(r for r in rows if r["student"] == "keyself")
+    assert self_row["total"] == self_row["max"] == "11"
+    assert next(r for r in rows if r["student"] == "wrong_q3")["q3"] == "0"
+    feedback = sorted(p.name for p in (report / "feedback").iterdir())
+    assert feedback == sorted(f"{name}.md" for name in results)
+    text = (report / "feedback" / "bob.md").read_text(encoding="utf-8")
+    assert "Score:" in text and "q7" in text and "(hidden check)" in text
+    for q in ("q1", "q2", "q3", "q6", "q7", "q8"):  # bob's expected numbers never appear
+        for form in (f"{bob[q]:.3g}", f"{bob[q]:.2f}", repr(bob[q])):
+            assert form not in text, (q, form)
+
+
+# -- fast cases on the template lab ------------------------------------------------------------
+
+
+@pytest.fixture
+def template(tmp_path):
+    key_path = tmp_path / "template.ipynb"
+    nbformat.write(template_lab(), str(key_path))
+    return key_path
+
+
+def test_a_notebook_over_the_whole_time_limit_is_stopped_and_the_run_goes_on(template,
+                                                                               tmp_path):
+    stu = student_version(nbformat.read(str(template), as_version=4), template)
+    slow = _with_answers(stu, {"answer-q1": "q1 = 30_000 / RPM",
+                               "answer-q2": "import time\ntime.sleep(120)"})
+    nbformat.write(slow, str(tmp_path / "slow.ipynb"))
+    nbformat.write(_with_answers(stu, {"answer-q1": "q1 = 30_000 / RPM"}),
+                   str(tmp_path / "quick.ipynb"))
+    _, (quick, slow_r) = grade(template, [tmp_path / "quick.ipynb", tmp_path / "slow.ipynb"],
+                                 jobs=2, cell_timeout=300, timeout=12)
+    assert quick.status == "graded" and quick.scores == {"q1": 1.0, "q2": 0.0}
+    assert slow_r.status == "timeout"
+    assert slow_r.scores["q2"] == 0.0
+    assert "did not finish within 12 s" in " ".join(slow_r.notes)
+
+
+def test_grade_command_writes_and_never_overwrites(template, tmp_path):
+    subs = [p for p in write_demo_submissions(template, tmp_path / "in") if p.stem != "ben"]
+    out = tmp_path / "grades.csv"
+    cmd = [sys.executable, "-m", "simcore", "grade", "--key", str(template),
+           *map(str, subs), "--out", str(out), "--cell-timeout", "30", "--timeout", "120"]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    rows = {r["student"]: r for r in read_csv(out)}
+    assert set(rows) == {p.stem for p in subs}
+    assert rows["ada"]["total"] == "3" and rows["ada"]["max"] == "3"
+    assert rows["cy"]["q1"] == "0" and rows["cy"]["q2"] == "2"
+    assert rows["dee"]["status"] == "invalid"
+    assert (tmp_path / "grades_feedback" / "cy.md").exists()
+    before = out.read_bytes()
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 2 and "exists" in again.stderr
+    assert out.read_bytes() == before
+
+
+def test_grading_refuses_a_key_that_was_not_run(tmp_path):
+    nb = template_lab()
+    for cell in nb.cells:
+        cell.outputs, cell.execution_count = [], None
+    key_path = tmp_path / "unrun.ipynb"
+    nbformat.write(nb, str(key_path))
+    run = subprocess.run([sys.executable, "-m", "simcore", "grade", "--key", str(key_path),
+                          str(key_path), "--out", str(tmp_path / "g.csv")],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "no stored output" in run.stderr
+    assert not (tmp_path / "g.csv").exists()
