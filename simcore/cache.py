@@ -450,6 +450,8 @@ class SegmentCache:
         ra = self._read_ahead(x)
         if consumed is not None:  # the ring: never overwrite what the host has not taken
             ra = min(ra, consumed + self.cap - x)
+        else:  # after a miss the segment keeps the request and what follows it
+            ra = min(ra, seg.start + self.cap - x)
         if ra <= 0:
             return
         if self.stream is not None:
@@ -544,9 +546,9 @@ class SegmentCache:
         ready[:hit] = ready_ms
         ready[hit:] = plan.done_ms
         head.cylinder, head.surface = plan.cylinder, plan.surface
-        if kind == "partial" and not seg.dirty:
+        if kind == "partial" and not seg.dirty:  # keep the request; older data may go
             self.stats["partial_hits" if hit else "misses"] += 1
-            seg.end = lba + sectors
+            seg.start, seg.end = lba, lba + sectors
         elif kind == "partial":  # the buffered head of the request is dirty: keep it apart
             self.stats["partial_hits"] += 1
             seg = self._allocate(now, head)

@@ -1,0 +1,268 @@
+"""The drive's buffer: plans, read-ahead policies, preemption, LRU segments, write-back.
+
+Sources: Gray 2000 §2.6 and §2.10 (speed matching, the lost revolution, read-ahead in
+zero, on-arrival read-ahead, segmentation, write-back), Panagiotakis 2006 as extracted in
+notes/004_multistream.md §5 (#streams > #segments thrashes; prefetch can then do worse
+than none; adaptive segments fix it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import simpy
+from helpers_disks import small_disk
+
+import simcore
+from simcore import HeadState, Mechanism, load_disk
+from simcore.cache import FLUSH, CacheConfig, SegmentCache, respect_arrivals
+from simcore.drive import Drive
+from simcore.interface import FREE, Port
+from simcore.workloads import ClosedWorkload
+
+
+@pytest.fixture(scope="module")
+def ten_ms_disk():
+    """6,000 RPM (10 ms a turn), 100 sectors per track (0.1 ms each), two surfaces,
+    0.5 ms head switch: the derived track skew is 5 sectors, so switches cost no turn."""
+    return Mechanism(small_disk([{"first_cylinder": 0, "last_cylinder": 9,
+                                  "sectors_per_track": 100}], surfaces=2, rpm=6000.0,
+                                head_switch_ms=0.5))
+
+
+@pytest.mark.parametrize("disk_id", ["wd800jd", "atlas10k", "maxtor92048u8", "cheetahx15"])
+def test_plan_matches_access(disk_id):
+    """Mechanism.plan is access() sector by sector: same seek, rotation, transfer and end.
+
+    One difference is deliberate: when a head switch ends exactly on the skewed first
+    sector of the next track (a skew of exactly switch / sector time, as on the WD800JD),
+    access() may charge a whole revolution from floating-point rounding; plan() treats a
+    wait within a millionth of a sector of a full turn as none. Such requests differ by
+    whole revolutions and are compared after removing them.
+    """
+    mech = Mechanism(load_disk(disk_id))
+    rng = np.random.default_rng(3)
+    rev = mech.rev_ms
+    for _ in range(150):
+        n = int(rng.integers(1, 900))
+        lba = int(rng.integers(0, mech.layout.capacity - n))
+        head = HeadState(int(rng.integers(0, mech.layout.cylinders)), 0)
+        t = float(rng.uniform(0, 1e5))
+        write = bool(rng.integers(0, 2))
+        a = mech.access(lba, n, write, t, head)
+        p = mech.plan(lba, n, write, t, head)
+        assert p.seek_ms == pytest.approx(a.seek_ms, abs=1e-6)
+        lost = round((a.rotation_ms - p.rotation_ms) / rev)
+        assert lost >= 0
+        assert p.rotation_ms + lost * rev == pytest.approx(a.rotation_ms, abs=1e-6)
+        assert p.transfer_ms == pytest.approx(a.transfer_ms, abs=1e-6)
+        assert p.end_ms + lost * rev == pytest.approx(a.end_ms - a.interface_ms, abs=1e-6)
+        assert p.done_ms[-1] <= p.end_ms + 1e-9
+        assert np.all(np.diff(p.done_ms) >= 0)
+
+
+def test_buffered_path_without_read_ahead_equals_the_fast_path():
+    """With no read-ahead and an ideal bus the buffered drive serves random reads exactly as
+    the fast path does (a non-zero-latency disk: data leaves in LBA order either way)."""
+    mech = Mechanism(load_disk("wd800jd"))
+    wl = simcore.random_open(mech.layout.capacity, 400, rate_per_s=60, size_kib=4, seed=5)
+    fast = simcore.run(mech, wl)
+    slow = simcore.run(mech, wl, cache=CacheConfig(8192, 16, read_ahead="none"))
+    a = np.array([r.finish_ms for r in sorted(fast.records, key=lambda r: r.id)])
+    b = np.array([r.finish_ms for r in sorted(slow.records, key=lambda r: r.id)])
+    assert np.allclose(a, b, atol=1e-6)
+
+
+def _stream(policy, n=100, kib=64, **kw):
+    mech = Mechanism(load_disk("maxtor92048u8"))
+    wl = simcore.sequential_open(0, n, size_kib=kib)
+    return simcore.run(mech, wl, cache=CacheConfig(1024, 4, read_ahead=policy, **kw))
+
+
+def test_read_ahead_hit_rate_of_a_sequential_stream():
+    """One sequential stream: without read-ahead no request finds its data in the buffer
+    and each waits about a revolution; with read-ahead every request but the first hits."""
+    none = _stream("none")
+    assert sum(r.cache_hit for r in none.records) == 0
+    rev = 60000 / 7200
+    assert np.mean([r.rotation_ms for r in none.records[1:]]) > 0.8 * rev  # the lost turn
+    for policy in ("segment", "zero"):
+        res = _stream(policy)
+        assert sum(r.cache_hit for r in res.records) == len(res.records) - 1
+    # 64 KiB at the media rate: 21.4 MB/s streaming against under 7 without read-ahead
+    assert _stream("segment").summary()["throughput_mb_s"] > 3 * none.summary()[
+        "throughput_mb_s"]
+
+
+def test_track_and_cylinder_read_ahead_stop_at_their_boundary(ten_ms_disk):
+    for policy, end in (("track", 100), ("cylinder", 200), ("segment", 512)):
+        cache = SegmentCache(CacheConfig(256, 1, read_ahead=policy), ten_ms_disk)
+        head = HeadState(0, 0)
+        svc = cache.read(0, 1, 0.0, 0.0, head)
+        cache.read_done(svc, svc.media_end_ms, head)
+        assert cache.contents(1e9) == [(0, end, False)], policy
+
+
+def test_on_arrival_read_ahead_keeps_what_passed_before_the_target(ten_ms_disk):
+    """Gray §2.10: 'Once the read-write head arrives on the correct track, the entire
+    track is immediately read into the buffer cache'."""
+    cache = SegmentCache(CacheConfig(256, 1, read_ahead="on-arrival"), ten_ms_disk)
+    head = HeadState(0, 0)
+    svc = cache.read(50, 1, 0.0, 0.0, head)  # the head is at sector 0: 0..49 pass first
+    cache.read_done(svc, svc.media_end_ms, head)
+    assert cache.contents(1e9) == [(0, 100, False)]
+    assert cache.lookup(10, 5, 1e9) == "hit"
+
+
+def test_read_ahead_stops_at_once_but_never_inside_a_head_switch(ten_ms_disk):
+    """A new command preempts read-ahead where the head is, except in a head switch, which
+    cannot be aborted (Gray §2.10, read-ahead in zero)."""
+    def started():
+        cache = SegmentCache(CacheConfig(256, 1, read_ahead="segment"), ten_ms_disk)
+        head = HeadState(0, 0)
+        svc = cache.read(0, 1, 0.0, 0.0, head)  # sector 0 done at 0.1 ms
+        cache.read_done(svc, svc.media_end_ms, head)  # read-ahead: 1..99 by 10.0, switch
+        return cache, head
+
+    cache, head = started()
+    assert cache.stop(5.05, head) == pytest.approx(5.05)
+    assert cache.contents(1e9) == [(0, 50, False)]  # sector k is done at (k+1) x 0.1 ms
+    cache, head = started()
+    assert cache.stop(10.2, head) == pytest.approx(10.5)  # switch 10.0-10.5 runs to its end
+    assert cache.contents(1e9) == [(0, 100, False)] and head.surface == 1
+    # a minimum read-ahead is read whatever arrives
+    cache = SegmentCache(CacheConfig(256, 1, read_ahead="segment", min_read_ahead_kib=40),
+                         ten_ms_disk)
+    head = HeadState(0, 0)
+    svc = cache.read(0, 1, 0.0, 0.0, head)
+    cache.read_done(svc, svc.media_end_ms, head)
+    assert cache.stop(2.0, head) == pytest.approx(8.1)  # 80 sectors after sector 0
+
+
+def test_lost_revolution_when_the_data_is_late():
+    """Gray §2.6: a sector the head reaches before its data is in the buffer comes round
+    again a whole revolution later (toy disk: 360 ticks a turn, 30 per sector)."""
+    toy = Mechanism(load_disk("toy"))
+    plan = toy.plan(0, 2, True, 0.0, HeadState(0, 0))
+    assert list(plan.done_ms) == [30, 60]
+    done = respect_arrivals(plan, np.array([0.0, 100.0]), toy.rev_ms)
+    assert list(done) == [30, 60 + 360]
+    plan = toy.plan(0, 1, True, 0.0, HeadState(0, 0))
+    assert list(respect_arrivals(plan, np.array([700.0]), toy.rev_ms)) == [30 + 720]
+
+
+def test_big_pio_read_through_a_small_segment_loses_revolutions():
+    """A read bigger than the segment, drained by a slow host: the media stops when the
+    segment is full and comes back a revolution later; a fast DMA host never stalls it."""
+    mech = Mechanism(load_disk("maxtor92048u8"))
+    small = CacheConfig(128, 2, read_ahead="none")
+    assert small.segment_sectors == 128
+
+    def one(port):
+        env = simpy.Environment()
+        d = Drive(env, mech, cache=small, interface=port)
+        d.submit(simcore.Request(0, 0.0, "R", 40_000, 1024))
+        env.run()
+        return d.completed[0], d.cache.stats["lost_revolutions"]
+
+    pio, pio_lost = one("pio4")
+    dma, dma_lost = one(Port.of("udma2", costs=FREE))
+    assert pio_lost > 0 and dma_lost == 0
+    assert pio.finish_ms > 5 * dma.finish_ms
+
+
+def _streams(k, per=24, kib=16):
+    mech = Mechanism(load_disk("maxtor92048u8"))
+    cap = mech.layout.capacity
+
+    def make(c, i, rng):
+        return "R", c * (cap // k) + i * kib * 2, kib * 2
+
+    return mech, ClosedWorkload(k, per, make, name=f"{k} streams")
+
+
+def _hit_rate(k, cfg):
+    mech, wl = _streams(k)
+    res = simcore.run(mech, wl, cache=cfg)
+    return sum(r.cache_hit for r in res.records) / len(res.records), res
+
+
+def test_more_streams_than_segments_thrash():
+    """Panagiotakis Fig. 3.3/3.5: read-ahead serves every stream while #streams <= #segments;
+    one stream more and LRU evicts each segment before its stream comes back, and the
+    wasted read-ahead makes things worse than no read-ahead at all."""
+    cfg = CacheConfig(1024, 4, read_ahead="segment", min_read_ahead_kib=128)
+    fits, _ = _hit_rate(4, cfg)
+    over, res_over = _hit_rate(6, cfg)
+    assert fits > 0.8 and over < 0.05
+    _, res_none = _hit_rate(6, CacheConfig(1024, 4, read_ahead="none"))
+    assert res_over.summary()["throughput_mb_s"] < res_none.summary()["throughput_mb_s"]
+
+
+def test_adaptive_segments_follow_the_number_of_streams():
+    cfg = CacheConfig(1024, 4, read_ahead="segment", min_read_ahead_kib=32, adaptive=True,
+                      max_segments=16)
+    rate, _ = _hit_rate(12, cfg)
+    assert rate > 0.6
+    fixed, _ = _hit_rate(12, CacheConfig(1024, 4, read_ahead="segment", min_read_ahead_kib=32))
+    assert fixed < 0.05
+
+
+def test_write_back_acknowledges_from_the_buffer_and_flush_waits_for_the_platter():
+    """Gray §2.10: write-back completes a write when its data is in the buffer; FLUSH
+    returns when every dirty sector is on the platter. Sequential writes then stream at
+    the media rate; write-through loses about a revolution per command."""
+    prof = load_disk("maxtor92048u8")
+    port = Port.of("udma2", costs=FREE)
+    rows = [(0.0, "W", 8_000 + 128 * i, 128) for i in range(32)] + [(0.0, FLUSH, 0, 1)]
+    wb = simcore.run(prof, simcore.from_tuples(rows),
+                     cache=CacheConfig(1024, 4, write_back=True), interface=port)
+    recs = sorted(wb.records, key=lambda r: r.id)
+    first = recs[0]
+    bus = 128 * 512 / 33.333333e6 * 1000
+    assert first.cache_hit and first.finish_ms - first.start_ms == pytest.approx(
+        prof.overheads.write_ms + bus, rel=1e-6)
+    flush = recs[-1]
+    media_mb_s = Mechanism(prof).layout.media_rate_mb_s(0)
+    mb = 32 * 128 * 512 / 1e6
+    assert flush.finish_ms > recs[-2].finish_ms
+    assert mb / (flush.finish_ms / 1000) == pytest.approx(media_mb_s * 396 / 444, rel=0.1)
+    wt = simcore.run(prof, simcore.from_tuples(rows[:-1]),
+                     cache=CacheConfig(1024, 4, write_back=False), interface=port)
+    service = [r.finish_ms - r.start_ms for r in wt.records[1:]]
+    rev = 60000 / 7200
+    assert np.mean(service) > rev  # each command misses its first sector by a whisker
+    assert wt.summary()["throughput_mb_s"] < 0.5 * mb / (flush.finish_ms / 1000)
+
+
+def test_a_read_of_dirty_data_is_served_from_the_buffer():
+    prof = load_disk("maxtor92048u8")
+    rows = [(0.0, "W", 9_000, 64), (1.0, "R", 9_010, 16)]
+    res = simcore.run(prof, simcore.from_tuples(rows), cache=CacheConfig(1024, 4,
+                                                                         write_back=True))
+    rd = max(res.records, key=lambda r: r.id)
+    assert rd.cache_hit and rd.seek_ms == 0 and rd.rotation_ms == 0
+
+
+def test_cache_config_validation_names_the_field():
+    with pytest.raises(ValueError, match="read_ahead"):
+        CacheConfig(read_ahead="psychic")
+    with pytest.raises(ValueError, match="segments"):
+        CacheConfig(segments=0)
+    with pytest.raises(ValueError, match="size_kib"):
+        CacheConfig(size_kib=0)
+    cfg = CacheConfig.from_profile(load_disk("maxtor92048u8"))
+    assert (cfg.size_kib, cfg.segments, cfg.read_ahead, cfg.write_back) == (1024, 4, "segment",
+                                                                            True)
+
+
+def test_maxtor_profile_matches_the_thesis():
+    """Gray Figure 16: 20.4 GB, 7,200 RPM, 9.0 ms, 1 MB buffer; hdparm -t read 20.48 MiB/s
+    at the start of the disk under DMA (Table 9), which the zone table is sized for."""
+    prof = load_disk("maxtor92048u8")
+    mech = Mechanism(prof)
+    assert mech.layout.capacity * 512 == pytest.approx(20.4e9, rel=0.01)
+    assert prof.rpm == 7200 and prof.cache.size_kib == 1024
+    assert mech.seek.average_ms() == pytest.approx(9.0, rel=0.02)
+    res = simcore.run(mech, simcore.sequential_open(0, 200, size_kib=64), cache=True)
+    assert res.summary()["throughput_mb_s"] * 1e6 / 2**20 == pytest.approx(20.48, rel=0.02)
