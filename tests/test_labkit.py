@@ -229,6 +229,14 @@ def toy_lab(executed: bool = True):
     return nb
 
 
+def test_placeholders_only_for_names_the_rest_of_the_lab_uses():
+    key = toy_lab()
+    key.cells[2].source = ("### BEGIN SOLUTION\nmy_total = 0\nfor i in range(N):\n"
+                           "    my_total += 2\nq1 = my_total\n### END SOLUTION")
+    stu = student_version(key, "toy.ipynb")
+    assert stu.cells[2].source == "q1 = None  # your answer"
+
+
 def test_student_version_of_the_toy_lab():
     key = toy_lab()
     stu = student_version(key, "toy.ipynb")

@@ -2,8 +2,10 @@
 
 Every ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` block becomes one
 ``name = None  # your answer`` line per top-level name the block assigns
-(found with :mod:`ast`, so ``q1, q2 = ...`` or ``def q5(...)`` work too), at
-the block's indentation. A block that assigns nothing becomes
+(found with :mod:`ast`, so ``q1, q2 = ...`` or ``def q5(...)`` work too) and
+the rest of the notebook refers to (a check cell, a plot, a later cell), at
+the block's indentation; the solution's own helpers and loop variables get no
+placeholder. A block that leaves nothing to fill in becomes
 ``pass  # your code here``. In markdown cells the block becomes a line
 asking for the student's answer. Cells marked hidden
 (``{"disklab": {"hidden": true}}``) and ``### BEGIN HIDDEN TESTS`` blocks are
@@ -21,6 +23,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,8 +49,12 @@ from .labformat import (
 from .variants import personalize
 
 
-def strip_solutions(source: str, where: str = "", markdown: bool = False) -> str:
-    """The source with every solution block replaced by its placeholder."""
+def strip_solutions(source: str, where: str = "", markdown: bool = False,
+                    keep: set[str] | None = None) -> str:
+    """The source with every solution block replaced by its placeholder.
+
+    With ``keep``, only the assigned names in it get a placeholder line.
+    """
     blocks = solution_blocks(source, where)
     if not blocks:
         return source
@@ -61,6 +68,8 @@ def strip_solutions(source: str, where: str = "", markdown: bool = False) -> str
         else:
             block = "\n".join(lines[b:e + 1])
             names = solution_names(block, where)
+            if keep is not None:
+                names = [n for n in names if n in keep]
             if names:
                 out.extend(f"{indent}{n} = {PLACEHOLDER}" for n in names)
             else:
@@ -68,6 +77,22 @@ def strip_solutions(source: str, where: str = "", markdown: bool = False) -> str
         pos = e + 1
     out.extend(lines[pos:])
     return "\n".join(out)
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def names_used_outside_solutions(nb: NotebookNode) -> set[str]:
+    """Every identifier the code cells mention outside solution blocks (hidden checks too)."""
+    used: set[str] = set()
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        lines = cell.source.split("\n")
+        inside = {j for b, e, _ in solution_blocks(cell.source, cell_label("", i, cell))
+                  for j in range(b, e + 1)}
+        used.update(_WORD.findall("\n".join(ln for j, ln in enumerate(lines) if j not in inside)))
+    return used
 
 
 def strip_hidden_tests(source: str, where: str = "") -> str:
@@ -98,6 +123,7 @@ def cells_hash(nb: NotebookNode) -> str:
 def student_version(key: NotebookNode, path: str | Path = "<lab>") -> NotebookNode:
     """The student version of a key (a new notebook; the key is not changed)."""
     info = inspect_lab(key, path, require_outputs=False)
+    used = names_used_outside_solutions(key)
     nb = copy.deepcopy(key)
     cells = []
     for i, cell in enumerate(nb.cells):
@@ -105,7 +131,7 @@ def student_version(key: NotebookNode, path: str | Path = "<lab>") -> NotebookNo
         if is_hidden(cell):
             continue
         if cell.cell_type == "code":
-            cell.source = strip_hidden_tests(strip_solutions(cell.source, where), where)
+            cell.source = strip_hidden_tests(strip_solutions(cell.source, where, keep=used), where)
             cell.outputs = []
             cell.execution_count = None
             if is_answer(cell):

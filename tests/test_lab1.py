@@ -1,0 +1,151 @@
+"""Lab 1 ("where does the time go?") and its data: format, hand-computed answers, variants.
+
+Sources: Gray 2000 Table 4 as corrected in notes 000 §2.4 (mean rotational latency
+30000/RPM ms: 5.556 ms at 5,400 RPM); Schindler et al. 2002 Table 1 for the HP C2247
+(5,400 RPM, 96 to 56 sectors per track, average seek 10 ms) through data/disks/hpc2247.toml.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import simcore
+from simcore.labkit import variant_seed
+from simcore.labkit.labformat import inspect_lab, nbval_markers, tags
+from simcore.labkit.measure import (
+    ZoneBandwidth,
+    load_recording,
+    parse_hdparm_t,
+    points_from_json,
+    recording_path,
+    simulate,
+)
+from simcore.labkit.variants import answer_sheet
+
+LAB1 = Path(__file__).resolve().parent.parent / "labs" / "lab1_time.ipynb"
+
+
+@pytest.fixture(scope="module")
+def key():
+    return nbformat.read(str(LAB1), as_version=4)
+
+
+def lab1_variant(key):
+    """The lab's own variant function, taken from its setup cell."""
+    ns = {"simcore": simcore, "SEED": 0, "STUDENT_ID": "x", "print": lambda *a, **k: None}
+    exec(compile(next(c.source for c in key.cells if c.id == "setup"), "setup", "exec"), ns)
+    return ns["lab1_variant"]
+
+
+def test_lab1_follows_the_format_and_its_stored_checks_all_tick(key):
+    info = inspect_lab(key, LAB1)  # raises, naming the cell, if anything is off
+    assert info.lab == "lab1"
+    assert len([q for q, p in info.max_points().items() if p > 0]) >= 5
+    assert any(c.hidden for c in info.checks)
+    params = key.cells[info.parameters_index].source
+    assert 'STUDENT_ID = "demo"' in params
+    assert 'SEED = simcore.labkit.variant_seed(STUDENT_ID, "lab1")' in params
+
+
+def test_lab1_marks_plots_and_hardware_for_nbval(key):
+    code = [c for c in key.cells if c.cell_type == "code"]
+    for i, cell in enumerate(code):
+        if "go.Figure(" in cell.source:
+            assert cell.source.startswith("# NBVAL_IGNORE_OUTPUT"), cell.id
+        if "hardware" in tags(cell):
+            assert cell.source.startswith("# NBVAL_SKIP")
+            fallback = code[i + 1]
+            assert "recorded_or_simulated" in fallback.source
+            assert not nbval_markers(fallback.source)  # the fallback always runs
+    assert sum("hardware" in tags(c) for c in code) == 1
+
+
+def test_lab1_answers_for_the_demo_variant_by_hand(key):
+    sheet = answer_sheet(key, "demo", LAB1)
+    # The demo variant draws the HP C2247: 5,400 RPM, 96 sectors per track outermost, 56 inner.
+    prof = simcore.load_disk("hpc2247")
+    mech = simcore.Mechanism(prof)
+    assert prof.rpm == 5400
+    assert sheet["q1"] == pytest.approx(30000 / 5400, rel=1e-9)        # 5.556 ms, not 5.7
+    assert sheet["q1"] == pytest.approx(5.556, abs=5e-4)
+    assert sheet["q6"] == pytest.approx(96 / 56, rel=1e-9)
+    rev = 60000 / 5400
+    q7_by_hand = (mech.seek.average_ms() + rev / 2) / rev * 96 * 512 / 1024
+    assert mech.seek.average_ms() == pytest.approx(10.0, rel=0.01)      # the datasheet average
+    assert sheet["q7"] == pytest.approx(q7_by_hand, rel=1e-9)
+    assert sheet["q7"] == pytest.approx((10.0 + 5.556) / 11.111 * 48, rel=0.01)
+    q4 = sheet["q4"]
+    assert set(q4) == {"seek", "rotation", "transfer", "interface"}
+    assert sheet["q5"] == max(q4, key=q4.get)
+    assert 0 <= q4["rotation"] < rev + 1e-9
+
+
+def test_lab1_q2_is_sectors_over_sectors_per_track_of_a_revolution(key):
+    sheet = answer_sheet(key, "alice", LAB1)
+    v = lab1_variant(key)(variant_seed("alice", "lab1"))
+    spt = v.mech.layout.sectors_per_track(v.q2_zone)
+    assert v.q2_sectors <= spt
+    assert sheet["q2"] == pytest.approx(v.q2_sectors / spt * v.prof.revolution_ms, rel=1e-9)
+
+
+def test_variants_spread_over_the_disks(key):
+    variant = lab1_variant(key)
+    disks = {variant(variant_seed(f"student{i:02d}", "lab1")).prof.id for i in range(30)}
+    assert len(disks) >= 5
+
+
+# -- the data behind the hardware part ---------------------------------------------------------
+
+
+def test_simulated_sweep_follows_the_zone_table_and_says_what_it_is():
+    mech = simcore.Mechanism(simcore.load_disk("atlas10k"))
+    sim = simulate(mech)
+    media = mech.layout.media_rate_mb_s(0) / mech.layout.media_rate_mb_s(11)
+    assert sim.kind == "simulated" and "SIMULATED" in sim.describe()
+    assert sim.ratio == pytest.approx(media, rel=0.01)  # 334/224 sectors per track
+    assert sim.start_mb_s < mech.layout.media_rate_mb_s(0)  # switches cost time
+
+
+def test_recordings_are_read_in_several_shapes(tmp_path):
+    fio_like = {"target": "/dev/loop7", "jobs": [
+        {"jobname": "z0", "job options": {"offset": "0%"}, "read": {"bw_bytes": 200e6}},
+        {"jobname": "z95", "job options": {"offset": "95%"}, "read": {"bw_bytes": 100e6}}]}
+    assert points_from_json(fio_like) == [(0.0, 200.0), (0.95, 100.0)]
+    points = {"points": [{"offset_pct": 50, "mb_s": 150}, {"offset_pct": 0, "mb_s": 180},
+                         {"offset_pct": 95, "mb_s": 90}]}
+    assert points_from_json(points) == [(0.0, 180.0), (0.5, 150.0), (0.95, 90.0)]
+    p = tmp_path / "zone-bandwidth.loop.json"
+    p.write_text(json.dumps(fio_like))
+    rec = load_recording(p)
+    assert rec.kind == "recorded" and rec.ratio == pytest.approx(2.0)
+    assert "RECORDED" in rec.describe() and "no zones" in rec.note
+    assert load_recording(tmp_path / "absent.json") is None
+    (tmp_path / "bad.json").write_text("{")
+    assert load_recording(tmp_path / "bad.json") is None
+
+
+def test_the_projects_recording_if_present_is_labelled_honestly():
+    rec = load_recording(recording_path("zone-bandwidth"))
+    if rec is None:
+        pytest.skip("no data/measurements/zone-bandwidth.loop.json yet (or not readable)")
+    assert rec.kind == "recorded" and len(rec.points) >= 2
+    assert "RECORDED earlier, not on your machine" in rec.describe()
+
+
+def test_hdparm_output_is_parsed():
+    out = "/dev/sda:\n Timing O_DIRECT disk reads: 512 MB in  3.01 seconds = 170.30 MB/sec\n"
+    assert parse_hdparm_t(out) == pytest.approx(170.30)
+    assert parse_hdparm_t("= 950.5 kB/sec") == pytest.approx(0.9505)
+    with pytest.raises(RuntimeError):
+        parse_hdparm_t("HDIO_DRIVE_CMD(identify) failed")
+
+
+def test_zone_bandwidth_refuses_nonsense():
+    with pytest.raises(ValueError):
+        ZoneBandwidth("guessed", "x", ((0, 1), (1, 1)), "")
+    with pytest.raises(ValueError):
+        ZoneBandwidth("simulated", "x", ((0, 1),), "")
