@@ -175,7 +175,13 @@ def track_traces(spt: int, run_first: int, run_len: int, read_at: np.ndarray | N
                                                                              symbol="triangle-down"),
                            name="head", showlegend=show_legend, subplot=subplot,
                            hoverinfo="skip")
-    return [bars, head]
+    first_deg = (run_first + 0.5) * width
+    start = go.Scatterpolar(r=[2.12], theta=[first_deg], mode="markers+text",
+                            text=["first LBN"], textposition="middle right",
+                            marker=dict(symbol="diamond", size=9, color=COLORS[2]),
+                            textfont=dict(size=11, color=COLORS[2]), showlegend=False,
+                            subplot=subplot, hoverinfo="skip")
+    return [bars, head, start]
 
 
 def _ramp(x: float) -> str:
@@ -212,7 +218,8 @@ def zero_latency_animation(spt: int, run_first: int, run_len: int, land_sector: 
         o_done = int((ordinary <= t + 1e-9).sum())
         z_done = int((zero <= t + 1e-9).sum())
         return {
-            "polar.angularaxis.rotation": rot, "polar2.angularaxis.rotation": rot,
+            "polar": {"angularaxis": {"rotation": rot}},
+            "polar2": {"angularaxis": {"rotation": rot}},
             "annotations": [
                 dict(text=f"<b>ordinary</b>: {o_done}/{run_len} read", x=0.2, y=1.08,
                      xref="paper", yref="paper", showarrow=False, font=dict(size=14)),
@@ -228,16 +235,17 @@ def zero_latency_animation(spt: int, run_first: int, run_len: int, land_sector: 
                  hole=0.25)
     fig.update_layout(polar=dict(domain=dict(x=[0.0, 0.45]), **polar),
                       polar2=dict(domain=dict(x=[0.55, 1.0]), **polar))
-    fig.update_layout(updatemenus=[dict(type="buttons", showactive=False, x=0.0, y=-0.02,
-                                        xanchor="left", yanchor="top", buttons=[
+    fig.update_layout(updatemenus=[dict(type="buttons", showactive=False, x=0.0, y=0.0,
+                                        xanchor="left", yanchor="top", direction="left",
+                                        pad=dict(t=45, r=10), buttons=[
         dict(label="▶ play", method="animate",
              args=[None, dict(frame=dict(duration=120, redraw=True), fromcurrent=True,
                               transition=dict(duration=0))]),
         dict(label="❚❚ pause", method="animate",
              args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=False))])])])
-    fig.layout.sliders[0].update(x=0.15, len=0.85)
-    apply_theme(fig, height=470)
-    fig.update_layout(margin=dict(t=80, b=40), showlegend=False)
+    fig.layout.sliders[0].update(x=0.24, len=0.76, y=0.0, pad=dict(t=30))
+    apply_theme(fig, height=500)
+    fig.update_layout(margin=dict(t=80, b=70), showlegend=False)
     return fig
 
 
