@@ -78,6 +78,7 @@ def template_lab(lab: str = "template") -> nbformat.NotebookNode:
 
 def write_demo_submissions(key_path: str | Path, folder: str | Path) -> list[Path]:
     """Four submissions for a template lab: right, blank, one wrong answer, not a notebook."""
+    from .labformat import set_parameter
     from .student import student_version
     from .variants import answer_sheet
 
@@ -92,6 +93,8 @@ def write_demo_submissions(key_path: str | Path, folder: str | Path) -> list[Pat
         for cell in nb.cells:
             if cell.id in answers:
                 cell.source = answers[cell.id]
+            if "parameters" in cell.metadata.get("tags", []):  # as the students were told
+                cell.source = set_parameter(cell.source, "STUDENT_ID", name)
         p = folder / f"{name}.ipynb"
         nbformat.write(nb, str(p))
         out.append(p)
