@@ -378,6 +378,7 @@ def test_splice_warns_about_a_mismatched_student_id(toy_key):
     sub = personalize(student_version(toy_key.nb, "toy.ipynb"), "mallory")
     _, notes, _ = splice(toy_key, sub, "alice")
     assert any("'mallory'" in n and "'alice'" in n for n in notes)
+    assert not any("not answer cells" in n for n in notes)  # setting the id is no edit
     sub = student_version(toy_key.nb, "toy.ipynb")
     _, notes, _ = splice(toy_key, sub, "alice")
     assert any('still says STUDENT_ID = "demo"' in n for n in notes)

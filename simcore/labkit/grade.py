@@ -198,12 +198,21 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
     # What else the student changed: reported, never used.
     key_ids = set(key.key_ids)
     answer_ids = set(key.info.answer_ids)
+    params_id = key.nb.cells[key.info.parameters_index].get("id")
+
+    def normalized(cid: str, source: str) -> str:
+        if cid == params_id:  # setting STUDENT_ID there is what students are asked to do
+            with contextlib.suppress(LabFormatError):
+                source = set_parameter(source, "STUDENT_ID", DEFAULT_ID)
+        return source.strip()
+
     edited = []
     for c in sub.cells:
         cid = c.get("id")
         if (c.get("cell_type") == "code" and cid in key_ids and cid not in answer_ids
                 and cid in key.student_sources
-                and c.get("source", "").strip() != key.student_sources[cid].strip()):
+                and normalized(cid, c.get("source", "")) != normalized(
+                    cid, key.student_sources[cid])):
             edited.append(cid)
     if edited:
         notes.append(f"You changed {len(edited)} cell(s) that are not answer cells "
