@@ -309,6 +309,7 @@ def machine() -> dict:
     for line in (_sys.read_text("/etc/os-release") or "").splitlines():
         if line.startswith("PRETTY_NAME="):
             os_name = line.split("=", 1)[1].strip('"')
+    load = (_sys.read_text("/proc/loadavg") or "").split()[:3]
     fio = _sys.tool_version(["fio", "--version"])
     hdparm = _sys.tool_version(["hdparm", "-V"])
     return {
@@ -320,6 +321,7 @@ def machine() -> dict:
         "cpus": os.cpu_count(),
         "memory_bytes": mem,
         "virtualization": machine_virtualization(),
+        "load_average": [float(x) for x in load] if load else None,
         "fio_version": fio,
         "hdparm_version": hdparm,
         "python": platform.python_version(),
