@@ -446,6 +446,7 @@ class Detection:
     reference_reads: int = 0
     fallbacks: int = 0  # tracks where the previous track's size did not fit
     calibrations: int = 0
+    delay_ms: float = 0.0  # the last calibrated issue delay (rotational synchronisation)
 
     @property
     def tracks(self) -> int:
@@ -556,7 +557,66 @@ def detect_by_timing(reader: TimedReader, start: int = 0, stop: int | None = Non
         s = s + n_star - 1  # the off-by-one fix: S + N* - 1, not S + N*
         starts.append(s)
     return Detection(starts, probes, steps, getattr(reader, "elapsed_ms", 0.0),
-                     getattr(reader, "reference_reads", 0), fallbacks, calibrations)
+                     getattr(reader, "reference_reads", 0), fallbacks, calibrations, delay)
+
+
+def find_track_jumps(sizes: Sequence[int], times_ms: Sequence[float], min_jump_ms: float = 0.2,
+                     noise_factor: float = 6.0, spacing_tolerance: float = 0.1,
+                     start_on_boundary: bool = True) -> dict:
+    """Decide from a timing scan whether a device has tracks, and where they end.
+
+    ``times_ms[i]`` is the (minimum over repeats) time of a read of
+    ``sizes[i]`` blocks from one start. Between neighbouring sizes the time
+    should grow by a steady amount per block; a track boundary adds a step.
+    A step counts as a *jump* only when it exceeds both ``min_jump_ms`` and
+    ``noise_factor`` times the scan's own noise (a robust spread of the
+    steps). A device is reported to have tracks only when at least two jumps
+    repeat at a consistent spacing (within ``spacing_tolerance``); an SSD, a
+    virtual disk or a loop device shows none, and then no boundary is
+    reported (note 002 §7.4 L6). When the scan starts on a track boundary
+    (``start_on_boundary``: LBA 0, or a start found earlier) the start counts
+    as the first boundary; otherwise three jumps are needed.
+    """
+    n = np.asarray(sizes, dtype=float)
+    t = np.asarray(times_ms, dtype=float)
+    if len(n) < 4 or len(n) != len(t):
+        raise ValueError("need at least four (size, time) points of equal length")
+    dn = np.diff(n)
+    dt = np.diff(t)
+    slope = float(np.median(dt / dn))
+    step = dt - slope * dn
+    mad = float(np.median(np.abs(step - np.median(step))))
+    noise = 1.4826 * mad
+    limit = max(min_jump_ms, noise_factor * noise)
+    idx = np.nonzero(step > limit)[0]
+    # a jump between sizes[i] and sizes[i+1]: the boundary is crossed by the larger read
+    jumps = [int(n[i + 1]) for i in idx]
+    marks = ([0] if start_on_boundary else []) + jumps
+    spacings = [int(x) for x in np.diff(marks)] if len(marks) > 2 else []
+    grid = float(np.max(dn))
+    consistent = bool(spacings) and (max(spacings) - min(spacings) <= max(
+        spacing_tolerance * float(np.median(spacings)), 1.5 * grid))
+    has_tracks = bool(len(jumps) >= 2 and consistent)
+    between = spacings[1:] if start_on_boundary else spacings  # jump to jump: same grid offset
+    track = float(np.median(between)) if has_tracks else None
+    return {
+        "has_tracks": has_tracks,
+        "jumps": jumps,
+        "track_blocks": track,
+        "jump_ms": float(np.median(step[idx])) if len(idx) else 0.0,
+        "noise_ms": noise,
+        "threshold_ms": limit,
+        "ms_per_block": slope,
+        "verdict": (f"tracks: jumps every {track:.0f} blocks" if has_tracks else
+                    "no tracks here: no jump that is both significant and repeats at a "
+                    "consistent spacing"),
+    }
+
+
+def timing_scan(reader: TimedReader, start: int, sizes: Sequence[int],
+                delay_ms: float | None = None) -> list[float]:
+    """Time reads of each size from ``start`` (rotationally synchronised if ``delay_ms``)."""
+    return [reader.read(start, int(n), delay_ms or 0.0) for n in sizes]
 
 
 @dataclass

@@ -252,3 +252,36 @@ def test_translation_detection_with_a_slip():
     layout = simcore.Layout(figure2_disk())
     det = tx.detect_by_translation(tx.Translator(layout), 0, 1599)
     assert det.starts == [0, 200, 400, 599, 799, 999, 1199, 1399, 1599]
+
+
+# -- real-disk scans: tracks, or honestly none -----------------------------------
+
+
+def test_timing_scan_of_a_simulated_disk_shows_tracks(atlas):
+    reader = tx.SimulatedReader(atlas)
+    s = tx.zone_track_starts(atlas.layout, 0)[50]
+    det = tx.detect_by_timing(reader, start=s, tracks=1)
+    sizes = list(range(8, 528 * 3, 16))
+    res = tx.find_track_jumps(sizes, tx.timing_scan(reader, s, sizes, det.delay_ms))
+    assert res["has_tracks"] is True
+    assert res["track_blocks"] == 528  # the jumps fall one grid step past 528 and 1056
+    assert res["jump_ms"] == pytest.approx(53 * 6 / 528, abs=0.02)  # the 53-sector skew
+
+
+def test_flash_like_timings_report_no_tracks():
+    """Note 002 §7.4 L6: an SSD or virtual disk must not get invented boundaries."""
+    rng = np.random.default_rng(1)
+    sizes = list(range(8, 2000, 16))
+    times = 0.1 + 0.002 * np.array(sizes) + rng.normal(0, 0.02, len(sizes))
+    res = tx.find_track_jumps(sizes, times)
+    assert res["has_tracks"] is False and res["track_blocks"] is None
+    assert res["verdict"].startswith("no tracks here")
+    # one stray hiccup is not a track either
+    times[40] += 1.0
+    res = tx.find_track_jumps(sizes, times)
+    assert res["has_tracks"] is False
+    # jumps at inconsistent spacing are not tracks
+    t2 = 0.002 * np.array(sizes, dtype=float)
+    t2[np.array(sizes) > 300] += 0.6
+    t2[np.array(sizes) > 1500] += 0.6
+    assert tx.find_track_jumps(sizes, t2)["has_tracks"] is False
