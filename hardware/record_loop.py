@@ -99,11 +99,13 @@ def main(argv: list[str] | None = None) -> int:
     def say(msg: str) -> None:
         print(msg, file=sys.stderr)
 
+    raw_jobs = [*PLAN, "hdparm-offsets", "seq-write"]
     with tempfile.TemporaryDirectory(prefix="disklab-rec-", dir=args.workdir) as tmp:
         data = Path(tmp) / "data.img"
-        say(f"writing {size >> 20} MiB of random data to {data}")
-        _fill(data, size)
-        with _loop(data) as dev:
+        if any(wanted(j) for j in raw_jobs):
+            say(f"writing {size >> 20} MiB of random data to {data}")
+            _fill(data, size)
+        with _loop(data) if any(wanted(j) for j in raw_jobs) else contextlib.nullcontext() as dev:
             for job, params in PLAN.items():
                 if wanted(job):
                     _save(run_job(job, dev, params=params, label=LABEL, progress=say), out,

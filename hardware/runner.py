@@ -52,10 +52,12 @@ def honest_label(device: dict) -> str:
     else:
         what = _HONESTY.get(kind, "A device of unknown kind.")
     backing = device.get("backing") or {}
-    if kind in ("file", "directory") and backing.get("kind", "").startswith("loop-on-"):
-        what += " " + _HONESTY.get("file", "") + " The device underneath is a loop device."
-    elif kind in ("file", "directory") and backing.get("kind") in _HONESTY:
-        what += f" The device underneath is {backing['kind'].replace('-', ' ')}."
+    bkind = backing.get("kind", "")
+    if kind in ("file", "directory") and bkind.startswith("loop-on-"):
+        what += (" Underneath is not a disk but a loop device over a file, so the numbers show "
+                 "the host's storage stack, not zones or seeks.")
+    elif kind in ("file", "directory") and bkind in _HONESTY:
+        what += f" Underneath: {_HONESTY[bkind][0].lower()}{_HONESTY[bkind][1:]}"
     return f"{device.get('label', device.get('path'))}. {what}"
 
 

@@ -371,8 +371,10 @@ def test_every_recording_is_honest_and_its_summary_comes_from_its_raw_output(pat
     assert rec["schema"] == record.MEASURED and rec["simulated"] is False
     kind = rec["device"]["kind"]
     if path.name.endswith(".loop.json"):
+        if kind in ("file", "directory"):
+            kind = rec["device"]["backing"]["kind"]
         assert kind.startswith("loop-on-"), kind
-        assert "Not a disk" in rec["label"]
+        assert "not a disk" in rec["label"].lower()
     assert rec["machine"]["fio_version"] or rec["raw"].get("tool") == "hdparm"
     again = summary.summarize(rec["job"], rec["params"], rec["raw"])
     assert json.loads(json.dumps(again)) == rec["summary"]
