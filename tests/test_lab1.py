@@ -123,6 +123,18 @@ def test_recordings_are_read_in_several_shapes(tmp_path):
     rec = load_recording(p)
     assert rec.kind == "recorded" and rec.ratio == pytest.approx(2.0)
     assert "RECORDED" in rec.describe() and "no zones" in rec.note
+    record = {"schema": "disklab-measurement/1", "label": "/dev/loop0: a loop device over a file",
+              "target": {"path": "/dev/loop0", "size_bytes": 2**30},
+              "device": {"kind": "loop-on-virtual-disk"},
+              "raw": {"runs": [{"fio": {"jobs": [{"job options": {"offset": "0"},
+                                                  "read": {"bw_bytes": 1e9}}]}}]},
+              "summary": {"points": [{"offset_pct": "0", "read_mb_s": 300.0},
+                                     {"offset_pct": "95", "read_mb_s": 150.0}]}}
+    p.write_text(json.dumps(record))
+    rec = load_recording(p)
+    assert rec.points == ((0.0, 300.0), (0.95, 150.0))  # the summary, not the raw runs
+    assert rec.device == "/dev/loop0 (loop-on-virtual-disk)" and "no zones" in rec.note
+    assert "a loop device over a file" in rec.source
     assert load_recording(tmp_path / "absent.json") is None
     (tmp_path / "bad.json").write_text("{")
     assert load_recording(tmp_path / "bad.json") is None
@@ -134,6 +146,10 @@ def test_the_projects_recording_if_present_is_labelled_honestly():
         pytest.skip("no data/measurements/zone-bandwidth.loop.json yet (or not readable)")
     assert rec.kind == "recorded" and len(rec.points) >= 2
     assert "RECORDED earlier, not on your machine" in rec.describe()
+    summary = json.loads(recording_path("zone-bandwidth").read_text())["summary"]
+    assert rec.start_mb_s == pytest.approx(summary["outer_mb_s"])  # the recorder's own numbers
+    assert rec.end_mb_s == pytest.approx(summary["inner_mb_s"])
+    assert len(rec.points) == len(summary["points"])
 
 
 def test_hdparm_output_is_parsed():

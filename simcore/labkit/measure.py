@@ -4,10 +4,12 @@ Three honest sources, each labelled so that a reader always knows which one
 a number came from:
 
 - ``measured``: read just now from the user's own device (read-only), through
-  the ``hardware`` package's ``zone-bandwidth`` job when it is available, or
-  plain ``hdparm -t --direct --offset`` otherwise (needs root);
-- ``recorded``: a recording in ``data/measurements/<job>.loop.json``, made by
-  the project's tests on a loop device (a file, so it has no zones);
+  the ``hardware`` package (fio's ``zone-bandwidth`` job, else its hdparm
+  offset sweep), or plain ``hdparm -t --direct --offset`` when that package
+  cannot run (needs root);
+- ``recorded``: a recording in ``data/measurements/<job>.loop.json`` (format
+  ``disklab-measurement/1``, see that folder's README), made on a loop device
+  over a file on a virtual disk: honest numbers, but no zones;
 - ``simulated``: the lab's disk model reading 32 MiB at several offsets, used
   only when there is neither a measurement nor a recording.
 
@@ -165,17 +167,42 @@ def points_from_json(obj: Any) -> list[tuple[float, float]]:
     return sorted(set(pts))
 
 
+def _disklab_points(obj: dict) -> list[tuple[float, float]]:
+    """Points of a ``disklab-measurement/1`` record: its ``summary.points`` (data/measurements)."""
+    size = _num((obj.get("target") or {}).get("size_bytes")) if isinstance(
+        obj.get("target"), dict) else None
+    pts = []
+    for p in (obj.get("summary") or {}).get("points") or []:
+        if not isinstance(p, dict):
+            continue
+        off = _offset(p, size)
+        bw = _num(p.get("read_mb_s"))
+        if off is not None and bw is not None and bw > 0:
+            pts.append((off, bw))
+    return sorted(pts)
+
+
 def _describe_recording(obj: Any, path: Path) -> tuple[str, str, str]:
     top = obj if isinstance(obj, dict) else {}
-    device = str(top.get("target") or top.get("device") or top.get("filename") or "a loop device")
-    words = [str(top[k]) for k in ("description", "label", "machine", "recorded", "date", "tool")
-             if isinstance(top.get(k), str | int | float)]
-    source = f"{path.name}" + (": " + "; ".join(words) if words else "")
+    target = top.get("target") if isinstance(top.get("target"), dict) else {}
+    device = top.get("device") if isinstance(top.get("device"), dict) else {}
+    name = str(target.get("path") or top.get("target") or top.get("device") or "a device")
+    kind = str(device.get("kind") or "")
+    shown = f"{name} ({kind})" if kind else name
+    words = [str(top[k]) for k in ("label", "description", "machine_label")
+             if isinstance(top.get(k), str)]
+    when = str(top.get("recorded_at") or "")[:10]
+    source = path.name + (f", recorded {when}" if when else "") + (
+        ": " + " ".join(words) if words else "")
     note = ""
-    if "loop" in device or "loop" in path.name:
-        note = ("a loop device is a file seen as a disk: it has no zones, so start and end read "
-                "at about the same speed. Only a real hard disk shows the outer-to-inner drop.")
-    return device, source, note
+    if any(w in (kind + name + path.name) for w in ("loop", "virtual", "file", "ram")):
+        spread = (top.get("summary") or {}).get("spread_pct")
+        extra = f" (this recording's points spread by {spread:.0f}%)" if isinstance(
+            spread, int | float) else ""
+        note = ("this device is not a hard disk, so it has no zones: differences between its "
+                f"points come from the storage and caches underneath{extra}, not from geometry. "
+                "Only a real hard disk shows the outer-to-inner drop.")
+    return shown, source, note
 
 
 def load_recording(path: str | Path) -> ZoneBandwidth | None:
@@ -187,11 +214,15 @@ def load_recording(path: str | Path) -> ZoneBandwidth | None:
         obj = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return None
-    pts = points_from_json(obj)
+    if isinstance(obj, dict) and str(obj.get("schema", "")).startswith("disklab-"):
+        pts = _disklab_points(obj)
+    else:
+        pts = points_from_json(obj)
     if len(pts) < 2:
         return None
     device, source, note = _describe_recording(obj, p)
-    return ZoneBandwidth("recorded", device, tuple(pts), source, note)
+    kind = "simulated" if isinstance(obj, dict) and obj.get("simulated") is True else "recorded"
+    return ZoneBandwidth(kind, device, tuple(pts), source, note)
 
 
 # -- simulating --------------------------------------------------------------------------------
@@ -255,28 +286,43 @@ def parse_hdparm_t(text: str) -> float:
     return float(m.group(1)) * scale
 
 
-def _via_hardware(device: str, offsets_pct: list[int]) -> ZoneBandwidth | None:
-    try:
-        from hardware import runner  # the project's measuring package, when installed
-    except Exception:
+def _record_to_bandwidth(record: Any, how: str) -> ZoneBandwidth | None:
+    if not isinstance(record, dict):
         return None
-    try:
-        result = runner.run_job("zone-bandwidth", device,
-                                params={"offset_pct": ",".join(map(str, offsets_pct))})
-        obj = result
-        for attr in ("to_dict", "as_dict"):
-            if hasattr(result, attr):
-                obj = getattr(result, attr)()
-                break
-        if not isinstance(obj, dict | list):
-            obj = json.loads(json.dumps(obj, default=lambda o: getattr(o, "__dict__", str(o))))
-        pts = points_from_json(obj)
-    except Exception:
-        return None
+    pts = _disklab_points(record)
     if len(pts) < 2:
         return None
-    return ZoneBandwidth("measured", device, tuple(pts),
-                         "fio through hardware.runner (job zone-bandwidth)")
+    shown, _, note = _describe_recording(record, Path("measurement.json"))
+    label = record.get("label")
+    source = how + (f": {label}" if isinstance(label, str) else "")
+    return ZoneBandwidth("measured", shown, tuple(pts), source, note)
+
+
+def _via_hardware(device: str, offsets_pct: list[int]) -> ZoneBandwidth | None:
+    """fio through ``hardware.run_job``, else ``hardware.hdparm.offset_sweep``; None if neither."""
+    try:
+        import hardware  # the project's measuring package (read-only jobs are fio --readonly)
+        from hardware.safety import Refused
+    except Exception:
+        return None
+    try:
+        record = hardware.run_job("zone-bandwidth", device,
+                                  params={"offset_pct": ",".join(map(str, offsets_pct))})
+        got = _record_to_bandwidth(record, "fio, job zone-bandwidth (hardware.run_job)")
+        if got is not None:
+            return got
+    except Refused as exc:
+        raise MeasureError(str(exc)) from exc
+    except Exception:
+        pass  # fio missing or failed: try hdparm
+    try:
+        from hardware.hdparm import offset_sweep
+
+        record = offset_sweep(device, points=len(offsets_pct))
+        return _record_to_bandwidth(record, "hdparm -t --direct --offset "
+                                    "(hardware.hdparm.offset_sweep)")
+    except Exception:
+        return None
 
 
 def measure(device: str, offsets_pct: Iterable[int] = (0, 25, 50, 75, 97)) -> ZoneBandwidth:
