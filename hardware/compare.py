@@ -273,7 +273,7 @@ def _name(rec: dict) -> str:
 def figure(records: list[dict], normalize: bool = False, title: str | None = None):
     """Measured and simulated records of one job on one plotly figure.
 
-    ``normalize`` divides each series by its first point, so shapes can be
+    ``normalize`` divides each series by its median, so shapes can be
     compared across devices whose speeds differ by orders of magnitude.
     Simulated series are dashed and named "simulated: ...".
     """
@@ -293,7 +293,7 @@ def figure(records: list[dict], normalize: bool = False, title: str | None = Non
             x = [float(p[xk]) for p in pts]
             y = np.array([p[yk] for p in pts], dtype=float)
             if normalize and len(y):
-                y = y / y[0]
+                y = y / np.median(y)
             fig.add_trace(go.Scatter(x=x, y=y, name=name, mode="lines+markers",
                                      line=dict(dash=dash)))
             if rec.get("simulated") and job == "zone-bandwidth" and not normalize:
@@ -301,7 +301,7 @@ def figure(records: list[dict], normalize: bool = False, title: str | None = Non
                                          name=name + " (media rate of the zone)",
                                          line=dict(dash="dot", width=1)))
             fig.update_xaxes(title=xt)
-            fig.update_yaxes(title=("relative to the first point" if normalize else yt))
+            fig.update_yaxes(title=("relative to the series' median" if normalize else yt))
         elif job == "seek-distance":
             bins = [b for b in s.get("bins", []) if b["distance_bytes"] > 0 and b["n"] >= 3]
             fig.add_trace(go.Scatter(x=[b["distance_bytes"] for b in bins],
@@ -341,7 +341,7 @@ def overlay(record: dict, disk: str = "modern7200", normalize: bool | None = Non
     """A recording and the same experiment simulated on ``disk``, on one figure.
 
     By default zone-bandwidth and multistream curves are normalized to their
-    first point (a loop device and a disk differ by orders of magnitude);
+    medians (a loop device and a disk differ by orders of magnitude);
     seek and queue curves are drawn on their own scales.
     """
     if record.get("job") not in SIMULATABLE:
