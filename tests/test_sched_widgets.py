@@ -11,10 +11,11 @@ from simcore.widgets.scheduling import scheduler_race
 
 def test_race_redraws_for_the_chosen_policies():
     ex = scheduler_race(policies=("fcfs", "sstf"), n=100)
-    assert {t.name for t in ex.figure.data} == {"fcfs", "sstf"}
+    assert {t.name for t in ex.cdf.data} == {"fcfs", "sstf"}
     ex.policies.value = ("fcfs", "sptf", "wstf")
-    assert {t.name for t in ex.figure.data} == {"fcfs", "sptf", "wstf"}
-    assert len(ex.figure.data) == 6  # a path and a distribution per policy
+    assert [t.name for t in ex.paths.data] == ["fcfs", "sptf", "wstf"]  # one row each
+    assert [t.yaxis for t in ex.paths.data] == ["y", "y2", "y3"]
+    assert len(ex.cdf.data) == 3
     assert "max response" in ex.table.value
     # the same requests for every policy: every run served all of them
     assert {len(v) for v in ex.results.values()} == {100}

@@ -76,10 +76,14 @@ def timeline_figure(events, title: str, pids: Sequence[int] | None = None,
 
 
 def style_timeline(fig: go.Figure, title: str = "", until_ms: float | None = None) -> go.Figure:
-    fig.update_layout(barmode="overlay", title=title, bargap=0.35)
+    fig.update_layout(barmode="overlay", bargap=0.35)
+    if title:
+        fig.update_layout(title=title)
     fig.update_xaxes(title="time (ms)", range=[0, until_ms] if until_ms else None)
     fig.update_yaxes(autorange="reversed")
-    return apply_theme(fig, height=340)
+    apply_theme(fig, height=340)
+    fig.update_layout(margin=dict(r=50))  # room for the last slider label
+    return fig
 
 
 def dispatch_order_traces(events, read_expire_ms: float | None = None) -> list[go.Scatter]:
@@ -168,5 +172,6 @@ def heads_ratio_figure(result: dict) -> go.Figure:
                   annotation_text="anticipatory = CFQ", annotation_position="top right")
     fig.update_layout(barmode="group",
                       title="Sequential read: anticipatory / CFQ as the heads multiply")
-    fig.update_yaxes(title="throughput ratio (log)", type="log", range=[-1, 0.6])
+    fig.update_yaxes(title="throughput ratio (log scale)", type="log", range=[-1, 0.6],
+                     tickvals=[0.1, 0.2, 0.5, 1, 2, 3], ticktext=["0.1", "0.2", "0.5", "1", "2", "3"])
     return apply_theme(fig, height=400)

@@ -8,8 +8,8 @@ the simulator.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Mapping, Sequence
+from itertools import pairwise
 
 import numpy as np
 import plotly.graph_objects as go
@@ -59,36 +59,61 @@ def response_cdf_traces(records: Sequence[Completed], name: str, color: str | No
                        hovertemplate=f"{name}: %{{y:.0%}} within %{{x:.0f}} ms<extra></extra>")]
 
 
-def race_traces(results: Mapping[str, Sequence[Completed]], cylinder_of: Callable[[int], int],
-                until_ms: float | None = None) -> list[go.Scatter]:
-    """Traces for :func:`style_race`: head paths on the left, response CDFs on the right."""
+def race_path_traces(results: Mapping[str, Sequence[Completed]],
+                     cylinder_of: Callable[[int], int], until_ms: float | None = None
+                     ) -> list[go.Scatter]:
+    """One head path per policy, each on its own row (axes ``y``, ``y2``, ...; see
+    :func:`style_race_paths`)."""
     traces: list[go.Scatter] = []
     for k, (name, recs) in enumerate(results.items()):
-        traces += head_path_traces(recs, cylinder_of, name, color_of(name, k), until_ms)
-    for k, (name, recs) in enumerate(results.items()):
-        traces += response_cdf_traces(recs, name, color_of(name, k), "x2", "y2",
-                                      showlegend=False)
+        ax = "y" if k == 0 else f"y{k + 1}"
+        traces += head_path_traces(recs, cylinder_of, name, color_of(name, k), until_ms,
+                                   yaxis=ax)
     return traces
 
 
-def style_race(fig: go.Figure, cylinders: int, until_ms: float | None = None) -> go.Figure:
-    """Two panels side by side: where the arm went, and how long requests waited."""
-    fig.update_layout(
-        xaxis=dict(domain=[0.0, 0.55], title="time (ms)",
-                   range=[0, until_ms] if until_ms else None),
-        yaxis=dict(title="cylinder", range=[0, cylinders]),
-        xaxis2=dict(domain=[0.65, 1.0], title="response time (ms)", type="log"),
-        yaxis2=dict(anchor="x2", title="fraction of requests", range=[0, 1.02]),
-    )
-    return apply_theme(fig, height=440)
+def style_race_paths(fig: go.Figure, names: Sequence[str], cylinders: int,
+                     until_ms: float | None = None) -> go.Figure:
+    """Stack the paths of :func:`race_path_traces`: one row per policy, a shared time axis."""
+    n = len(names)
+    gap = 0.04
+    h = (1.0 - gap * (n - 1)) / n
+    layout: dict = {"xaxis": dict(title="time (ms)", range=[0, until_ms] if until_ms else None,
+                                  anchor="y" if n == 1 else f"y{n}")}
+    for k, name in enumerate(names):
+        top = 1.0 - k * (h + gap)
+        key = "yaxis" if k == 0 else f"yaxis{k + 1}"
+        layout[key] = dict(domain=[max(0.0, top - h), min(1.0, top)], range=[0, cylinders],
+                           anchor="x",
+                           title=dict(text=name, font=dict(size=12)), tickfont=dict(size=10),
+                           nticks=3)
+    fig.update_layout(**layout, showlegend=False)
+    return apply_theme(fig, height=110 + 95 * n)
 
 
-def race_figure(results: Mapping[str, Sequence[Completed]], cylinder_of: Callable[[int], int],
-                cylinders: int, until_ms: float | None = None,
-                title: str = "One queue, several policies") -> go.Figure:
-    fig = go.Figure(race_traces(results, cylinder_of, until_ms))
-    fig.update_layout(title=title)
-    return style_race(fig, cylinders, until_ms)
+def race_cdf_traces(results: Mapping[str, Sequence[Completed]]) -> list[go.Scatter]:
+    """Response-time distributions of several policies on one axis."""
+    traces: list[go.Scatter] = []
+    for k, (name, recs) in enumerate(results.items()):
+        traces += response_cdf_traces(recs, name, color_of(name, k))
+    return traces
+
+
+def style_race_cdf(fig: go.Figure) -> go.Figure:
+    fig.update_xaxes(title="response time (ms, log scale)", type="log")
+    fig.update_yaxes(title="fraction of requests", range=[0, 1.02])
+    return apply_theme(fig, height=400)
+
+
+def race_figures(results: Mapping[str, Sequence[Completed]], cylinder_of: Callable[[int], int],
+                 cylinders: int, until_ms: float | None = None) -> tuple[go.Figure, go.Figure]:
+    """The race as two figures: the arm's paths (one row per policy) and the distributions."""
+    paths = style_race_paths(go.Figure(race_path_traces(results, cylinder_of, until_ms)),
+                             list(results), cylinders, until_ms)
+    paths.update_layout(title="Where the arm went")
+    cdf = style_race_cdf(go.Figure(race_cdf_traces(results)))
+    cdf.update_layout(title="How long requests took")
+    return paths, cdf
 
 
 def seltzer_traces(result: dict, metric: str = "mean_io_ms",
@@ -136,20 +161,33 @@ def aging_traces(max_response_ms: float, t_real_ms: Sequence[float] = (5.0, 10.0
 
 
 def cylinder_order_figure(orders: Mapping[str, Sequence[int]], start: int,
-                          title: str = "The order in which the arm visits the cylinders"
-                          ) -> go.Figure:
-    """One line per policy: the cylinder visited at each step (step 0 is the start)."""
-    fig = go.Figure()
-    for k, (name, cyls) in enumerate(orders.items()):
-        path = [start, *cyls]
-        moved = int(sum(abs(b - a) for a, b in itertools.pairwise(path)))
-        fig.add_trace(go.Scatter(x=list(range(len(path))), y=path, mode="lines+markers+text",
-                                 name=f"{name}: {moved} cylinders", text=[""] + [str(c) for c in cyls],
-                                 textposition="top center", line=dict(color=color_of(name, k))))
-    fig.update_layout(title=title)
-    fig.update_xaxes(title="step", dtick=1)
-    fig.update_yaxes(title="cylinder")
-    return apply_theme(fig, height=400)
+                          cylinders: int = 200, cols: int = 2,
+                          title: str = "The arm's path through the queue") -> go.Figure:
+    """Textbook drawing, one panel per policy: the cylinder (across) at each step (down)."""
+    from plotly.subplots import make_subplots
+
+    names = list(orders)
+    rows = -(-len(names) // cols)
+    moved = {}
+    for name in names:
+        path = [start, *orders[name]]
+        moved[name] = int(sum(abs(b - a) for a, b in pairwise(path)))
+    fig = make_subplots(rows=rows, cols=cols, shared_yaxes=True, vertical_spacing=0.16,
+                        horizontal_spacing=0.06,
+                        subplot_titles=[f"{n}: {moved[n]} cylinders" for n in names])
+    for k, name in enumerate(names):
+        path = [start, *orders[name]]
+        fig.add_trace(go.Scatter(
+            x=path, y=list(range(len(path))), mode="lines+markers+text", name=name,
+            text=[""] + [str(c) for c in orders[name]], textposition="middle right",
+            textfont=dict(size=10), line=dict(color=color_of(name, k), width=2),
+            hovertemplate="step %{y}: cylinder %{x}<extra></extra>"),
+            row=k // cols + 1, col=k % cols + 1)
+    fig.update_xaxes(range=[-5, cylinders + 20], title_text="cylinder", title_font=dict(size=11))
+    fig.update_yaxes(autorange="reversed", dtick=1)
+    fig.update_yaxes(title_text="step", col=1)
+    fig.update_layout(title=title, showlegend=False)
+    return apply_theme(fig, height=140 + 250 * rows)
 
 
 def tail_bars(results: Mapping[str, Sequence[Completed]], title: str = "Starvation"

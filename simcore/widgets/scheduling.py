@@ -18,7 +18,7 @@ from ..access import Mechanism
 from ..experiments.seltzer import race
 from ..profiles import load_disk
 from ..sched import names
-from ..viz.scheduling import race_traces, style_race
+from ..viz.scheduling import race_cdf_traces, race_path_traces, style_race_cdf, style_race_paths
 
 DISKS = ["fujitsu_eagle", "hpc2247", "ultrastar18es", "atlas10k", "cheetahx15"]
 
@@ -37,12 +37,13 @@ class SchedulerRace(w.VBox):
                              continuous_update=False)
         self.seed = w.IntText(value=0, description="seed", layout=w.Layout(width="160px"))
         self.table = w.HTML()
-        self.figure = go.FigureWidget()
+        self.paths = go.FigureWidget()
+        self.cdf = go.FigureWidget()
         for c in (self.policies, self.disk, self.rate, self.n, self.seed):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.policies, w.VBox([self.disk, self.rate, self.n,
                                                           self.seed])]),
-                          self.figure, self.table])
+                          w.HBox([self.paths, self.cdf]), self.table])
         self._redraw()
 
     def _redraw(self, *_):
@@ -50,17 +51,22 @@ class SchedulerRace(w.VBox):
         self.mech = Mechanism(load_disk(self.disk.value))
         self.results = race(chosen, disk=self.disk.value, n=self.n.value,
                             rate_per_s=self.rate.value, seed=self.seed.value)
-        until = min(max(r.finish_ms for r in recs) for recs in self.results.values())
-        until = min(until, 3000.0)
+        until = min(min(max(r.finish_ms for r in recs) for recs in self.results.values()),
+                    1000.0)
         cyl = self.mech.layout.cylinder_of
-        with self.figure.batch_update():
-            self.figure.data = []
-            for tr in race_traces(self.results, cyl, until):
-                self.figure.add_trace(tr)
-            style_race(self.figure, self.mech.layout.cylinders, until)
-            self.figure.update_layout(title=f"{self.n.value} random requests at "
-                                            f"{self.rate.value:g}/s on the "
-                                            f"{self.mech.profile.name}")
+        with self.paths.batch_update():
+            self.paths.data = []
+            for tr in race_path_traces(self.results, cyl, until):
+                self.paths.add_trace(tr)
+            style_race_paths(self.paths, list(self.results), self.mech.layout.cylinders, until)
+            self.paths.update_layout(title=f"the arm, first {until:.0f} ms", width=560)
+        with self.cdf.batch_update():
+            self.cdf.data = []
+            for tr in race_cdf_traces(self.results):
+                self.cdf.add_trace(tr)
+            style_race_cdf(self.cdf)
+            self.cdf.update_layout(title=f"{self.n.value} requests at {self.rate.value:g}/s, "
+                                         f"{self.mech.profile.name}", width=480)
         rows = "".join(
             f"<tr><td>{name}</td><td>{np.mean([r.finish_ms - r.start_ms for r in recs]):.1f}"
             f"</td><td>{np.mean([r.response_ms for r in recs]):.0f}</td>"

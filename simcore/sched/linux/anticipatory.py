@@ -269,13 +269,14 @@ class Anticipatory(Elevator):
         return not self._can_break(rq, now)
 
     def _antic_waitnext(self, now: float) -> None:
+        # from here the disk is idle on purpose (before, the awaited request was still running)
         self.antic_status = WAIT_NEXT
         self.timer_at = self.antic_start + self.antic_expire
+        self._log(now, "antic-start", None, f"pid {self.io_context}")
 
     def _antic_waitreq(self, now: float) -> None:
         if self.antic_status == OFF:
             self.stats["antic_started"] += 1
-            self._log(now, "antic-start", None, f"pid {self.io_context}")
             if self.io_context is None or self.ioc_finished:
                 self._antic_waitnext(now)
             else:
@@ -283,7 +284,8 @@ class Anticipatory(Elevator):
 
     def _antic_stop(self, now: float, rq: Rq | None) -> None:
         self.stats["antic_broken"] += 1
-        self._log(now, "antic-stop", rq, "broken")
+        if self.antic_status == WAIT_NEXT:
+            self._log(now, "antic-stop", rq, "broken")
         self.antic_status = FINISHED
         self.timer_at = None
 
