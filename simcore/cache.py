@@ -141,11 +141,13 @@ class CacheConfig:
 class Segment:
     """Data of one contiguous LBA range ``[start, end)``; ``[dirty_from, end)`` not yet written."""
 
-    __slots__ = ("arrive", "arrive0", "dirty_from", "end", "id", "last_used", "start")
+    __slots__ = ("arrive", "arrive0", "dirty_from", "end", "first", "id", "last_used",
+                 "ready_ms", "start")
 
     def __init__(self, sid: int):
         self.id = sid
-        self.start = self.end = 0
+        self.start = self.end = self.first = 0
+        self.ready_ms = 0.0  # when the data of a miss is all in (for pictures)
         self.dirty_from = CLEAN
         self.last_used = -1
         self.arrive0 = 0
@@ -330,8 +332,14 @@ class SegmentCache:
         out = []
         for seg in self.segments:
             end = self._valid_end(seg, t)
-            if end > seg.start:
-                out.append((seg.start, end, seg.dirty))
+            s = self.stream
+            start = seg.start
+            if s is not None and s.seg is seg and s.kind == "read" and t < s.end_ms:
+                start = max(seg.first, end - self.cap)  # the ring, as of time t
+            elif t < seg.ready_ms:
+                continue
+            if end > start:
+                out.append((start, end, seg.dirty))
         return out
 
     # -- boundaries -----------------------------------------------------------
@@ -394,6 +402,7 @@ class SegmentCache:
         seg.dirty_from = CLEAN
         seg.arrive = np.empty(0)
         seg.arrive0 = 0
+        seg.ready_ms = 0.0
         seg.last_used = self._tick
         return seg
 
@@ -549,10 +558,12 @@ class SegmentCache:
         if kind == "partial" and not seg.dirty:  # keep the request; older data may go
             self.stats["partial_hits" if hit else "misses"] += 1
             seg.start, seg.end = lba, lba + sectors
+            seg.first = lba
         elif kind == "partial":  # the buffered head of the request is dirty: keep it apart
             self.stats["partial_hits"] += 1
             seg = self._allocate(now, head)
             seg.start, seg.end = first, lba + sectors
+            seg.first = first
         else:
             self.stats["misses"] += 1
             seg = self._allocate(now, head)
@@ -560,8 +571,10 @@ class SegmentCache:
             seg.end = lba + sectors
             if self.config.read_ahead == "on-arrival":
                 seg.start = self._pre_read(lba, plan)
+            seg.first = seg.start
         seg.start = max(seg.start, seg.end - max(self.cap, sectors))
         seg.last_used = self._tick
+        seg.ready_ms = plan.end_ms
         waited = free - ready_ms
         return ReadService(kind, ready, plan.seek_ms + waited, plan.rotation_ms,
                            plan.transfer_ms, plan.end_ms, seg, plan)

@@ -288,20 +288,19 @@ class Drive:
         ov = self._read_hit_ov if kind in ("hit", "stream") else self._read_ov
         svc = cache.read(req.lba, n, t, t + ov, self.head)
         self._trace_plan(svc.plan)
-        ready = svc.ready_ms
         if port.is_pio:
-            ready = yield from self._pio_in(req, ready)
+            _, ready = yield from self._pio_in(req, svc.ready_ms)
         else:
-            ready = yield from self._dma_in(req, ready)
-        media_end = svc.media_end_ms if svc.plan is None else max(svc.media_end_ms,
-                                                                   float(ready[-1]))
+            _, ready = yield from self._dma_in(req, svc.ready_ms)
+        # the media part ended with the last sector (later if the ring made it lose turns)
+        media_end = svc.media_end_ms + float(ready[-1] - svc.ready_ms[-1])
         cache.read_done(svc, media_end, self.head)
         if self.trace is not None and cache.stream is not None and cache.stream.kind == "read":
             s = cache.stream
             self._note("read-ahead", float(s.done[0]) - s.pieces[0].sector_ms, s.end_ms)
         if not port.is_pio:
             yield from self._irq(req)
-        extra = max(0.0, float(ready[-1]) - svc.media_end_ms) if svc.plan is not None else 0.0
+        extra = media_end - svc.media_end_ms  # revolutions lost to a full segment
         return ov, svc.seek_ms, svc.rotation_ms + extra, svc.transfer_ms, kind in ("hit", "stream")
 
     def _irq(self, req: Request):
@@ -357,7 +356,7 @@ class Drive:
                         chan.note(self.name, "data", s2, env.now)
                         self._note("bus", s2, env.now)
                         break
-            return np.maximum(ready, drained)
+            return drained, ready
         t0 = env.now
         while True:
             drained = (idx + 1) * b + np.maximum(t0, np.maximum.accumulate(ready - idx * b))
@@ -368,7 +367,7 @@ class Drive:
             yield env.timeout(end - env.now)
         chan.data_ms += n * b
         self._note("bus", max(t0, float(ready[0]) - b), end)
-        return drained
+        return drained, ready
 
     def _pio_in(self, req: Request, ready: np.ndarray):
         env, port, cpu, chan = self.env, self.port, self.cpu, self.channel
@@ -409,7 +408,7 @@ class Drive:
             drained[k:end] = np.linspace(t0, env.now, end - k + 1)[1:]
             k = end
             self._ring_stall(ready, drained, k)
-        return drained
+        return drained, ready
 
     def _serve_write(self, req: Request, t: float):
         cache, port, env = self.cache, self.port, self.env

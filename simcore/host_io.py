@@ -79,6 +79,7 @@ class HostResult:
     cache: dict
     hog_ms: float | None = None
     records: list[Completed] = field(default_factory=list, repr=False)
+    samples: list | None = field(default=None, repr=False)
     cpu_trace: list | None = field(default=None, repr=False)
     bus_trace: list | None = field(default=None, repr=False)
     media_trace: list | None = field(default=None, repr=False)
@@ -169,8 +170,9 @@ class Host:
         return HostResult(job, self.ports[0].mode.name, nbytes, elapsed_ms,
                           self.cpu.used_ms(client), sum(x.interrupts for x in self.drives),
                           len(d.completed), stats,
-                          self.hog.progress_ms if self.hog is not None else None,
-                          list(d.completed), self.cpu_trace, self.bus_trace, self.media_trace)
+                          hog_ms=self.hog.progress_ms if self.hog is not None else None,
+                          records=list(d.completed), cpu_trace=self.cpu_trace,
+                          bus_trace=self.bus_trace, media_trace=self.media_trace)
 
 
 def _mechanism(disk) -> Mechanism:
@@ -244,14 +246,26 @@ def _requests(extents, request_sectors: int):
 
 def hdparm_t(disk="maxtor92048u8", port="udma2", cache=None, size_mib: float = 64,
              fs: FileSystemCosts = FileSystemCosts(), hog: bool = False,
-             trace: bool = False) -> HostResult:
-    """``hdparm -t``: read ``size_mib`` MiB from LBA 0 in ``request_kib`` pieces, one at a time."""
+             trace: bool = False, sample_ms: float | None = None) -> HostResult:
+    """``hdparm -t``: read ``size_mib`` MiB from LBA 0 in ``request_kib`` pieces, one at a time.
+
+    With ``sample_ms`` the result's ``samples`` hold ``(time, buffer contents, LBA the
+    program has reached)`` every ``sample_ms`` ms (for pictures of the read-ahead).
+    """
     port = _port(port)
     host = Host([(disk, port, cache, "ide0")], hog=hog, trace=trace)
     env, cpu, costs = host.env, host.cpu, port.costs
     req = fs.request_kib * KIB_SECTORS
     total = int(size_mib * 2048)
     done = env.event()
+    samples: list = []
+    reached = {"lba": 0}
+
+    def sampler():
+        cache = host.drives[0].cache
+        while not done.triggered:
+            samples.append((env.now, cache.contents(env.now), reached["lba"]))
+            yield env.timeout(sample_ms)
 
     def prog():
         lba = 0
@@ -261,11 +275,16 @@ def hdparm_t(disk="maxtor92048u8", port="udma2", cache=None, size_mib: float = 6
             yield from cpu.work((costs.syscall_us + costs.copy_us(n * 512)) / 1000.0,
                                 owner=0, kind="copy", priority=KERNEL)
             lba += n
+            reached["lba"] = lba
         done.succeed()
 
     env.process(prog())
+    if sample_ms:
+        env.process(sampler())
     env.run(until=done)
-    return host.result("hdparm -t", total * 512, env.now)
+    out = host.result("hdparm -t", total * 512, env.now)
+    out.samples = samples if sample_ms else None
+    return out
 
 
 def bonnie_read(disk="maxtor92048u8", port="udma2", cache=None, file_mib: float = 64,
