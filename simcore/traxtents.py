@@ -506,7 +506,7 @@ def detect_by_timing(reader: TimedReader, start: int = 0, stop: int | None = Non
         nonlocal delay, base, calibrations
         calibrations += 1
         t0 = probe(s, 1, "calibrate", 0.0)
-        lo, hi, t_lo = 0.0, rev, t0
+        lo, hi = 0.0, rev
         while hi - lo > rev / 8192:
             mid = (lo + hi) / 2
             ms = probe(s, 1, "calibrate", mid)
@@ -515,14 +515,17 @@ def detect_by_timing(reader: TimedReader, start: int = 0, stop: int | None = Non
             if ms > t0 - mid + rev / 2:
                 hi = mid
             else:
-                lo, t_lo = mid, ms
+                lo = mid
             if record:
                 steps.append(DetectionStep(s, 1, ms, ms > t0 - mid + rev / 2, "calibrate"))
-        delay = lo
+        # step back from the edge a little: arriving exactly on it, rounding decides
+        # between no wait and a whole revolution
+        delay = max(0.0, lo - rev / 2048)
+        t1 = probe(s, 1, "baseline")
         t2 = probe(s, 2, "baseline")
-        base = (t_lo, t2 - t_lo)
+        base = (t1, t2 - t1)
         if record:
-            steps.append(DetectionStep(s, 1, t_lo, False, "baseline"))
+            steps.append(DetectionStep(s, 1, t1, False, "baseline"))
             steps.append(DetectionStep(s, 2, t2, False, "baseline"))
 
     starts = [start]
