@@ -153,6 +153,7 @@ def zipf_open(capacity: int, n: int, rate_per_s: float, alpha: float = 1.0, regi
     size = region_sectors or capacity // max(regions, 1)
     starts = place_regions(capacity, regions, size, rng) if regions > 1 else np.array(
         [0 if region_sectors is None else int(rng.integers(0, capacity - size + 1))])
+    starts = starts // sectors * sectors
     pages = size // sectors
     pop = [ZipfPages(pages, alpha, rng) for _ in range(regions)]
     rw = 1.0 / np.arange(1, regions + 1) ** region_alpha
@@ -208,9 +209,9 @@ def database_like(capacity: int, duration_s: float = 3600.0, rate_per_s: float =
     n = round(duration_s * rate_per_s)
     page = max(1, round(page_kib * 2))
     log_sectors = 2_000_000
-    starts = place_regions(capacity - log_sectors, regions, region_sectors, rng)
+    starts = place_regions(capacity - log_sectors, regions, region_sectors, rng) // page * page
     log_start = capacity - log_sectors - int(rng.integers(0, capacity // 3))
-    log_start = max(0, min(log_start, capacity - log_sectors))
+    log_start = max(0, min(log_start, capacity - log_sectors)) // page * page
     pages = region_sectors // page
     pop = [ZipfPages(pages, alpha, rng) for _ in range(regions)]
     rw = 1.0 / np.arange(1, regions + 1) ** region_alpha
@@ -262,7 +263,8 @@ def email_like(capacity: int, duration_s: float = 3600.0, users: int = 3000,
       a random phase): the check reads the pieces in file order, in bursts of
       at most ``burst_max`` requests ``burst_gap_ms`` apart, bursts ``pause_ms``
       apart (so the 10 ms rule sees bursts of <= 3, seed 003 §2.6);
-    - mail arrives at ``delivery_per_s``: a 4 KiB write next to the mailbox;
+    - mail arrives at ``delivery_per_s``: a 4 KiB write in the user's spool
+      area just past the mailbox;
       ``other_per_s`` small reads land anywhere (metadata, other files).
 
     Reads dominate; a block is rarely read twice within 15 minutes, but the
@@ -273,12 +275,23 @@ def email_like(capacity: int, duration_s: float = 3600.0, users: int = 3000,
     rng = as_rng(seed)
     frag = max(1, round(fragment_kib * 2))
     dur = duration_s * 1000.0
-    home = rng.integers(locality_sectors, capacity - locality_sectors - frag, size=users)
+    # 4 KiB file-system blocks: every address is a multiple of 8 sectors
+    home = rng.integers(locality_sectors, capacity - 2 * locality_sectors - 2 * frag - 512,
+                        size=users) // 8 * 8
     nfr = np.minimum(rng.geometric(1.0 / fragments, size=users), 12)
+    # blocks belong to one file: fragments sit on a grid of fragment-sized slots, never shared
+    used: set[int] = set()
     boxes = []
+    reach = locality_sectors // frag
     for u in range(users):
-        off = rng.integers(-locality_sectors // frag, locality_sectors // frag, size=nfr[u])
-        boxes.append(home[u] + np.unique(off)[rng.permutation(len(np.unique(off)))] * frag)
+        base = int(home[u]) // frag
+        slots: list[int] = []
+        while len(slots) < nfr[u]:
+            s_ = base + int(rng.integers(-reach, reach))
+            if s_ not in used:
+                used.add(s_)
+                slots.append(s_)
+        boxes.append(np.array(slots, np.int64) * frag)  # file order = the order drawn
     t_list, lba_list, sec_list, rd_list = [], [], [], []
     period = rng.uniform(check_min[0], check_min[1], size=users) * MINUTE_MS
     phase = rng.uniform(0, 1, size=users) * period
@@ -299,13 +312,17 @@ def email_like(capacity: int, duration_s: float = 3600.0, users: int = 3000,
     if nd:
         who = rng.integers(0, users, size=nd)
         t_list.append(rng.uniform(0, dur, size=nd))
-        lba_list.append(home[who] + rng.integers(-locality_sectors, locality_sectors, size=nd) // 8 * 8)
+        slot = rng.integers(0, 64, size=nd)  # the user's spool area, past the mailbox's reach
+        lba_list.append((home[who] // frag + reach + 1) * frag + slot * 8)
         sec_list.append(np.full(nd, 8))
         rd_list.append(np.zeros(nd, bool))
     no = rng.poisson(other_per_s * duration_s)
     if no:
         t_list.append(rng.uniform(0, dur, size=no))
-        lba_list.append(rng.integers(0, (capacity - 8) // 8, size=no) * 8)
+        other = rng.integers(0, (capacity - 8) // 8, size=no) * 8
+        clash = np.isin(other // frag, np.fromiter(used, np.int64, len(used)))
+        other[clash] = (other[clash] // frag) * frag - 8  # other files: never a mailbox block
+        lba_list.append(np.maximum(other, 0))
         sec_list.append(np.full(no, 8))
         rd_list.append(np.ones(no, bool))
     t = np.concatenate(t_list)

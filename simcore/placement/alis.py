@@ -15,11 +15,20 @@ has an unmarked neighbour; a new run starts from the next heaviest edge; the
 lightest ``prune`` fraction of edges (10%, seed 003 Ch. 4) is dropped first;
 runs are placed in descending order of their accumulated weight; the heat-
 clustered zone of Hsu's ALIS is not modelled (units outside any run stay home).
+With ``granularity="extent"`` (default) a vertex is a request's extent (its
+first unit and length) rather than one unit: the graph is many times smaller,
+as seed 003's future work proposes ("combine packed extents with ALIS to cut
+the number of edges"); ``"unit"`` is the per-block graph of the seed.
 ``reads_only`` (default True, as the seed defines X_i over reads) can be
 switched off, since seed 003's "email" trace had almost no reads (note 003 §4.3).
 
-ALIZ (seed 003 §3.6): the same runs, each placed in the hot zone nearest the
-original place of its first unit (``anchor="first"``) or its median unit.
+ALIZ (seed 003 §3.6): the same runs, placed in hot zones. The thesis relocates
+each block "to the closest hot zone to the original location"; with
+``anchor="segment"`` (default) a run is cut where its units' nearest zone
+changes and each piece goes to that zone, in run order. ``anchor="first"`` or
+``"median"`` keeps each run whole in the zone nearest its first or median unit
+(note 003 §3.6 [G]); a run of reads that hops between distant tables then
+drags units far from home.
 
 Worked example (note 003 §3.5 [D], an exact unit test): A,B,C,A,B,C with
 tau = 2 gives A->B = B->C = 4, A->C = C->A = 2, B->A = C->B = 1 and one run
@@ -143,21 +152,54 @@ def runs_of(stream: np.ndarray, tau: int, prune: float = 0.1) -> list[tuple[list
     return runs
 
 
+def _segments(run: np.ndarray, zones: Zones) -> list[np.ndarray]:
+    """Cut a run where the nearest zone of its units changes."""
+    k = np.minimum(run // zones.spacing_units, len(zones) - 1)
+    cut = np.flatnonzero(np.diff(k) != 0) + 1
+    return np.split(run, cut)
+
+
 class ALIS:
     """ALIS when ``spacing`` is None (one run zone at the centre), ALIZ(spacing) otherwise."""
 
     def __init__(self, spacing: int | None = None, tau: int = 4, reads_only: bool = True,
-                 prune: float = 0.1, anchor: str = "first", zone_fraction: float = 0.1,
-                 budget: int | None = None, name: str | None = None):
-        if anchor not in ("first", "median"):
-            raise ValueError("anchor must be 'first' or 'median'")
+                 prune: float = 0.1, anchor: str = "segment", zone_fraction: float = 0.1,
+                 budget: int | None = None, granularity: str = "extent",
+                 name: str | None = None):
+        if granularity not in ("extent", "unit"):
+            raise ValueError("granularity must be 'extent' or 'unit'")
+        self.granularity = granularity
+        if anchor not in ("segment", "first", "median"):
+            raise ValueError("anchor must be 'segment', 'first' or 'median'")
         self.spacing, self.tau, self.reads_only, self.prune = spacing, tau, reads_only, prune
         self.anchor, self.zone_fraction, self.budget = anchor, zone_fraction, budget
         self.name = name or ("ALIS" if spacing is None else f"ALIZ({spacing})")
 
     def runs(self, refs: References) -> list[tuple[list[int], int]]:
-        stream = refs.unit[refs.is_read] if self.reads_only else refs.unit
-        return runs_of(stream, self.tau, self.prune)
+        """Runs of units, heaviest first."""
+        r = refs.select(refs.is_read) if self.reads_only else refs
+        if self.granularity == "unit":
+            return runs_of(r.unit, self.tau, self.prune)
+        # one vertex per distinct request extent (first unit, unit count)
+        if len(r) == 0:
+            return []
+        first_idx = np.flatnonzero(np.r_[True, r.request[1:] != r.request[:-1]])
+        n_units = np.diff(np.r_[first_idx, len(r)])
+        first = r.unit[first_idx]
+        key = first * 4096 + np.minimum(n_units, 4095)
+        uk, stream = np.unique(key, return_inverse=True)
+        out, seen = [], set()
+        for run, weight in runs_of(stream.astype(np.int64), self.tau, self.prune):
+            units = []
+            for v in run:
+                f, n = int(uk[v] // 4096), int(uk[v] % 4096)
+                for u in range(f, f + n):
+                    if u not in seen:
+                        seen.add(u)
+                        units.append(u)
+            if units:
+                out.append((units, weight))
+        return out
 
     def plan(self, refs: References, ctx: PlanContext) -> BlockMap:
         runs = self.runs(refs)
@@ -176,7 +218,11 @@ class ALIS:
         else:
             zones = Zones(ctx.capacity_units, max(1, self.spacing // ctx.unit_sectors),
                           self.zone_fraction)
-            anchors = [int(g[0]) if self.anchor == "first" else int(np.median(g))
-                       for g in groups]
+            if self.anchor == "segment":
+                groups = [s for g in groups for s in _segments(g, zones)]
+                anchors = [int(g[0]) for g in groups]
+            else:
+                anchors = [int(g[0]) if self.anchor == "first" else int(np.median(g))
+                           for g in groups]
             src, dst, _ = place_groups(groups, anchors, zones)
         return BlockMap(src, dst, ctx.home, {"relocated": len(src), "runs": len(groups)})
