@@ -23,7 +23,7 @@ from . import probe, tuning
 from .fio import FioError, fio_path, read_lat_log, run_fio, trim
 from .jobs import Point, get_job, plan
 from .record import MEASURED, save
-from .safety import Target, check_target, check_tunable
+from .safety import Refused, Target, check_target, check_tunable
 from .summary import summarize
 from .units import parse_duration_s
 
@@ -118,6 +118,8 @@ def run_job(name: str, target: str | os.PathLike, scratch: bool = False,
     if not points:
         raise ValueError(f"{name}: the parameters leave nothing to run")
     tune_dev = check_tunable(tgt) if any(p.tuning for p in points) else None
+    if tgt.type == "dir":
+        _check_space(tgt, points)
     fio_path()
     if out is not None and Path(out).exists() and not overwrite:
         raise FileExistsError(f"{out} exists; choose another name or pass overwrite=True "
@@ -167,6 +169,22 @@ def run_job(name: str, target: str | os.PathLike, scratch: bool = False,
     if out is not None:
         save(record, out, overwrite=overwrite)
     return record
+
+
+def _check_space(tgt: Target, points: list[Point]) -> None:
+    """Refuse a file-system job whose files could fill more than half the free space."""
+    need = 0
+    for pt in points:
+        env = pt.env
+        files = int(env.get("NDIRS", 0)) * int(env.get("NFILES", 0))
+        created = int(env.get("NJ", 0)) * (int(env.get("CREATES", 0)) + int(env.get("DELETES", 0)))
+        need = max(need, (files + created) * 64 * 1024)  # files are at most 64 KiB
+    st = os.statvfs(tgt.path)
+    free = st.f_bavail * st.f_frsize
+    if need > free // 2:
+        raise Refused(f"{tgt.path} has {free >> 20} MiB free, and the job's files could take "
+                      f"up to {need >> 20} MiB", "free some space, or pass smaller ndirs, nfiles "
+                      "or ops")
 
 
 def _join(params: dict | None, name: str, default: str) -> str:

@@ -336,6 +336,14 @@ def test_refuses_a_read_only_device_and_a_server_job_on_a_device(tmp_path):
             run_job("server-web", dev)
 
 
+def test_refuses_a_file_set_larger_than_half_the_free_space(tmp_path):
+    free = os.statvfs(tmp_path).f_bavail * os.statvfs(tmp_path).f_frsize
+    nfiles = free // (64 * 1024) // 10 + 1  # 10 directories of them would fill it
+    with pytest.raises(Refused, match="MiB free"):
+        run_job("server-web", tmp_path, params={"ndirs": "10", "nfiles": str(nfiles)})
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_refusals_on_files_and_paths(tmp_path):
     precious = tmp_path / "precious.dat"
     precious.write_bytes(b"x" * 4096)

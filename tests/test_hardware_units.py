@@ -278,6 +278,7 @@ def test_seek_windows_clamp_to_the_target_and_dedupe():
     assert all(int(p.env["OFFSET"]) + int(p.env["WINDOW"]) <= 64 << 20 for p in pts)
 
 
+@pytest.mark.hardware
 def test_every_job_file_parses_with_fio(tmp_path):
     from conftest import require_tool
 
@@ -418,10 +419,7 @@ def test_seek_curve_rises_with_distance():
 
 
 def test_overlay_draws_measured_and_simulated():
-    recs = [p for p in _recordings() if p.name == "zone-bandwidth.loop.json"]
-    if not recs:
-        pytest.skip("no zone-bandwidth recording yet")
-    fig = compare.overlay(record.load(recs[0]), "modern7200")
+    fig = compare.overlay(record.load(MEASUREMENTS / "zone-bandwidth.loop.json"), "modern7200")
     names = [t.name for t in fig.data]
     assert names[0].startswith("measured: loop-on-") and names[1].startswith("simulated:")
 
