@@ -279,6 +279,35 @@ def test_runner_restores_when_fio_fails(blank):
                                                             before["read_ahead_kb"])
 
 
+def test_runner_restores_when_killed_with_sigterm(blank):
+    _fio()
+    import signal
+    import time
+
+    before = tuning.current(blank)
+    other = "mq-deadline" if before["scheduler"] != "mq-deadline" else "none"
+    code = ("from hardware.runner import run_job; "
+            f"run_job('qd-sweep', {blank!r}, params={{'runtime': '30s', 'scheduler': {other!r}, "
+            "'read_ahead_kb': '16'})")
+    proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while tuning.current(blank)["scheduler"] != other:
+            assert proc.poll() is None, proc.stderr.read()
+            assert time.monotonic() < deadline, "the run never switched the scheduler"
+            time.sleep(0.05)
+        time.sleep(0.3)  # let fio start
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode != 0
+    after = tuning.current(blank)
+    assert (after["scheduler"], after["read_ahead_kb"]) == (before["scheduler"],
+                                                            before["read_ahead_kb"])
+
+
 # -- every safety refusal ---------------------------------------------------------------------
 
 def _mbr(path: Path) -> None:
