@@ -358,7 +358,8 @@ def _reason(run: CellRun, cell_timeout: float) -> str:
     if "Kernel dead" in run.message:
         return "the Python kernel had died before it (an earlier cell crashed or exited it)"
     if run.errors:
-        return f"it raised {run.errors[-1]}"
+        err = run.errors[-1]
+        return f"it raised {err[:200]}{' ...' if len(err) > 200 else ''}"
     if run.message:
         return run.message
     return "it failed"

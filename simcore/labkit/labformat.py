@@ -18,6 +18,7 @@ id) and what to change.
 from __future__ import annotations
 
 import ast
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -265,7 +266,7 @@ def set_parameter(source: str, name: str, value: str) -> str:
     lines = source.split("\n")
     first, last = span
     indent = re.match(r"[ \t]*", lines[first - 1]).group(0)
-    quoted = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    quoted = json.dumps(value)  # a valid Python string literal, whatever the id holds
     lines[first - 1:last] = [f"{indent}{name} = {quoted}"]
     return "\n".join(lines)
 

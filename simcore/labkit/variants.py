@@ -86,7 +86,7 @@ def student_id_of(nb: NotebookNode | None, path: str | Path, lab_stem: str = "")
         meta = nb.metadata.get("disklab")
         sid = meta.get("student_id") if isinstance(meta, dict) else None
         if isinstance(sid, str) and sid.strip():
-            return sid.strip(), "notebook metadata disklab.student_id"
+            return sid.strip()[:100], "notebook metadata disklab.student_id"
     p = Path(path)
     if lab_stem and p.stem == lab_stem and p.parent.name:
         return p.parent.name, "folder name"
