@@ -30,7 +30,19 @@ def register(sub) -> None:
     p.set_defaults(func=main)
 
 
+def _needs() -> None:
+    """Grading and student versions need the notebook tools; say so plainly if they are missing."""
+    import importlib.util
+
+    missing = [m for m in ("nbformat", "nbval", "pytest", "ipykernel")
+               if importlib.util.find_spec(m) is None]
+    if missing:
+        raise ValueError(f"this command needs {', '.join(missing)}: install the test extras "
+                         "(pip install -e '.[test,book]') or run `make setup`")
+
+
 def main(args) -> int:
+    _needs()
     from ..labkit import grade as g
 
     key_path = Path(args.key)
