@@ -280,19 +280,24 @@ def test_seek_windows_clamp_to_the_target_and_dedupe():
 
 @pytest.mark.hardware
 def test_every_job_file_parses_with_fio(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
     from conftest import require_tool
 
     fio = require_tool("fio")
-    target = _fake(1 << 30)
-    for job in jobs.list_jobs(include_internal=True):
+
+    def parse(job):
         kind = "dir" if job.targets == ("dir",) else "block"
-        pts = jobs.plan(job, {}, Target(str(tmp_path), kind, True, target.size_bytes, None,
-                                        job.writes, False))
+        pts = jobs.plan(job, {}, Target(str(tmp_path), kind, True, 1 << 30, None, job.writes,
+                                        False))
         env = {**pts[0].env, "TARGET": str(tmp_path / "t"), "LOGDIR": str(tmp_path),
                "FSB_DIR": str(tmp_path), "FSB_DIRS": str(tmp_path)}
-        proc = subprocess.run([fio, "--parse-only", str(job.path)], env=env,
-                              capture_output=True, text=True)
-        assert proc.returncode == 0, f"{job.name}: {proc.stderr}"
+        return job.name, subprocess.run([fio, "--parse-only", str(job.path)], env=env,
+                                        capture_output=True, text=True)
+
+    with ThreadPoolExecutor(4) as ex:
+        for name, proc in ex.map(parse, jobs.list_jobs(include_internal=True)):
+            assert proc.returncode == 0, f"{name}: {proc.stderr}"
 
 
 # -- summaries ----------------------------------------------------------------------------------
