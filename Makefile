@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 JOBS ?= 2
 
-.PHONY: help setup book test lint unit lab student grade-demo bench lock clean
+.PHONY: help setup book test lint unit lab student bench record lock clean
 
 help:
 	@echo "make book     set up .venv and build the HTML book into _build/html"
@@ -14,6 +14,7 @@ help:
 	@echo "make lab      open the labs in JupyterLab"
 	@echo "make student  write student versions of the labs into labs/student/"
 	@echo "make bench    measure simulator speed (python -m simcore bench)"
+	@echo "make record   re-record data/measurements on a loop device (root)"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -48,6 +49,10 @@ student: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m simcore bench
+
+# Re-record the loop-device measurements the labs fall back to (needs root; labelled honestly).
+record: $(STAMP)
+	$(PY) -m hardware.record_loop --overwrite
 
 lock:
 	rm -rf /tmp/disklab-lock && $(PYTHON) -m venv /tmp/disklab-lock
