@@ -394,3 +394,22 @@ def test_malformed_submissions_are_rejected_with_a_reason(tmp_path, content, msg
     p.write_text(content)
     with pytest.raises(ValueError, match=msg):
         read_submission(p)
+
+
+def test_submissions_are_collected_once_and_the_key_only_when_named(tmp_path):
+    from simcore.labkit.grade import collect_submissions
+
+    (tmp_path / "sub" / ".ipynb_checkpoints").mkdir(parents=True)
+    for name in ("key.ipynb", "sub/alice.ipynb", "sub/.ipynb_checkpoints/alice-checkpoint.ipynb"):
+        (tmp_path / name).write_text("{}")
+    key = tmp_path / "key.ipynb"
+    found = collect_submissions([tmp_path, tmp_path / "sub" / "alice.ipynb"], exclude=key)
+    assert [p.relative_to(tmp_path).as_posix() for p in found] == ["sub/alice.ipynb"]
+    assert collect_submissions([key], exclude=key) == [key]
+
+
+def test_a_notebook_of_another_lab_is_noted(toy_key):
+    sub = student_version(toy_key.nb, "toy.ipynb")
+    sub.metadata["disklab"]["lab"] = "lab3"
+    _, notes, _ = splice(toy_key, sub, "alice")
+    assert notes[0].startswith("This notebook is 'lab3', but it was graded as 'toy'")

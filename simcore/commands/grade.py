@@ -48,7 +48,7 @@ def main(args) -> int:
     key_path = Path(args.key)
     out = Path(args.out)
     feedback = Path(args.feedback) if args.feedback else out.with_name(out.stem + "_feedback")
-    subs = g.collect_submissions(args.submissions, exclude=None)
+    subs = g.collect_submissions(args.submissions, exclude=key_path)
     if not subs:
         raise ValueError("no submissions (.ipynb files) found")
     key = g.Key(key_path)  # checks the key before any work

@@ -228,6 +228,12 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
         notes.append("Answer cell(s) for " + ", ".join(flagged) + " touch the check machinery "
                      "(check, print, builtins, ...); your instructor will look at them.")
 
+    other = sub.metadata.get("disklab", {}).get("lab") if isinstance(
+        sub.metadata.get("disklab"), dict) else None
+    if isinstance(other, str) and other != key.lab:
+        notes.insert(0, f"This notebook is {other!r}, but it was graded as {key.lab!r}: "
+                     "was the right file handed in?")
+
     declared = declared_id(sub)
     if declared is not None and declared.strip().casefold() != student_id.strip().casefold():
         if declared == DEFAULT_ID:
@@ -464,12 +470,17 @@ def _mark_duplicates(results: list[Result]) -> None:
 
 
 def collect_submissions(paths: Sequence[str | Path], exclude: Path | None = None) -> list[Path]:
-    """Notebooks among ``paths`` (folders are searched recursively), sorted, key excluded."""
+    """Notebooks among ``paths``, each once; folders are searched recursively.
+
+    ``exclude`` (the key) is left out when a folder holds it; named on its own, it is graded
+    (grading the key against itself is how to check a new key).
+    """
     found: list[Path] = []
+    skip = exclude.resolve() if exclude is not None else None
     for p in map(Path, paths):
         if p.is_dir():
             found.extend(q for q in sorted(p.rglob("*.ipynb"))
-                         if ".ipynb_checkpoints" not in q.parts)
+                         if ".ipynb_checkpoints" not in q.parts and q.resolve() != skip)
         elif p.exists():
             found.append(p)
         else:
@@ -477,10 +488,9 @@ def collect_submissions(paths: Sequence[str | Path], exclude: Path | None = None
     seen, out = set(), []
     for q in found:
         r = q.resolve()
-        if r in seen or (exclude is not None and r == exclude.resolve()):
-            continue
-        seen.add(r)
-        out.append(q)
+        if r not in seen:
+            seen.add(r)
+            out.append(q)
     return out
 
 
