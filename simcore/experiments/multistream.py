@@ -1,0 +1,423 @@
+"""Panagiotakis 2006: many sequential streams on one disk, the drive's cache, and the host scheme.
+
+Seed 004 (notes ``004_multistream.md``). Two set-ups, as in the thesis:
+
+**The real system (Chapter 5)** on the WD800JD profile (80 GB, 7,200 RPM,
+8.9 ms average seek, 8 MB buffer in 16 segments with segment read-ahead that a
+new command preempts). S clients each read their own ``disksize/S`` of the
+disk in 64 KiB requests, one outstanding (thesis §5, Fig. 5.6 caption). Each
+client waits ``CLIENT_RTT_MS`` between a response and its next request (the
+network and server path; [ours], the thesis gives no number). The storage
+node hands requests to the disk in arrival order and the clients' first
+requests arrive in a random order [ours]: with one request per stream queued,
+a FIFO then visits the streams in a fixed random order, the random-positioning
+bound the thesis's own 256 KiB point matches (notes §4.3). Reads larger than
+256 KiB reach the drive as 256 KiB commands issued together.
+
+* ``baseline_mb_s``: 100 streams, no host scheme (paper: about 4 to 8);
+* ``dispatch_mb_s``: R = 8 MiB, M = 16 MiB, so D = M/(R·N) = 2 (paper: about 50);
+* ``ratio``: dispatch over baseline ("up to a factor of 8"; accept 6 to 12);
+* ``single_active_r8m_mb_s``: D = 1, R = 8 MiB, M = 8 MiB (about 40, ±15%);
+* ``all_active_r256k_mb_s``: D = S = 100, R = 256 KiB (about 14, ±15%);
+* ``streams_10_vs_100_drop_pct``: R = 8 MiB, M = 16 MiB at 10 and at 100
+  streams (50 to 45 MB/s: about 10; accept 0 to 20).
+
+**The DiskSim study (Chapter 3)**: random stream starts (DiskSim's
+``synthio``), a controller queue as deep as the number of streams, the disk's
+CYCLE-LBN scheduler, 64 KiB requests [assumed: the thesis gives no size for
+these figures], no client delay. The drive reads ahead to fill the segment and
+finishes that before the next command (DiskSim's minimum read-ahead set to the
+segment; [inferred] from Fig. 3.4's caption, "effect of prefetching ... with
+increasing disk segment size").
+
+* ``segment_size_30_streams``: 32 segments, 30 streams, 32 KiB against 2 MiB
+  segments (about 8 and about 40 MB/s, a ratio of about 5, ±20%);
+* ``segments_cliff``: an 8 MiB buffer of 16 segments of 512 KiB, streams
+  from 4 to 64: throughput must fall sharply once streams exceed segments,
+  to below what no read-ahead gives (Fig. 3.5);
+* ``controller`` (full mode): a 128 MiB controller cache [ours] with
+  read-ahead 0 to 4 MiB for 1, 10, 60 and 100 streams (Fig. 3.6).
+
+Every number is a run of the simulator; nothing is a closed form.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from ..cache import CacheConfig
+from ..controller_cache import ControllerCacheConfig
+from ..dispatch import DispatchConfig
+from ..host_readahead import ReadaheadConfig
+from ..multistream import run_streams
+
+NAME = "multistream"
+DESCRIPTION = ("Panagiotakis 2006: 100 sequential streams on one disk, drive segments and "
+               "read-ahead, controller cache, and the host's dispatch set")
+
+DISK = "wd800jd"
+CLIENT_RTT_MS = 0.2
+REQUEST_KIB = 64
+MIB = 1024
+
+PAPER = {
+    "baseline_mb_s": "about 4 to 8 (implied: about 50 / 8; notes §4.2)",
+    "dispatch_mb_s": 50.0,
+    "ratio": 8.0,
+    "single_active_r8m_mb_s": 40.0,
+    "all_active_r256k_mb_s": 14.0,
+    "streams_10_vs_100_drop_pct": 10.0,
+    "segment_size_30_streams": {"32k": 8.0, "2m": 40.0, "ratio": 5.0},
+    "segments_cliff": "throughput drops dramatically once #streams > #segments, large "
+                      "read-ahead then below no read-ahead (Fig. 3.5)",
+    "controller": {"1 stream": "flat at about 35-40", "10 streams": "about 10 to about 40",
+                   "60 streams @ 1 MiB": "almost maximum", "60, 100 streams @ 4 MiB": "almost 0"},
+    "max_measured_mb_s": 55.0,
+    "sources": "Panagiotakis 2006: §5.1 (Fig. 5.1), §5.2 (Fig. 5.2), abstract ('up to a "
+               "factor of 8'), §3.2 (Figs. 3.4, 3.5, 3.6)",
+}
+
+TARGETS = {
+    "baseline_mb_s": (4.0, 8.0),
+    "dispatch_mb_s": (45.0, 55.0),
+    "ratio": (6.0, 12.0),
+    "single_active_r8m_mb_s": (34.0, 46.0),
+    "all_active_r256k_mb_s": (11.9, 16.1),
+    "streams_10_vs_100_drop_pct": (0.0, 20.0),
+    "segment_size_30_streams.32k": (6.4, 9.6),
+    "segment_size_30_streams.2m": (32.0, 48.0),
+    "segment_size_30_streams.ratio": (4.0, 6.0),
+}
+
+PARAMETERS = {
+    "from the thesis": {
+        "disk": "80 GB (156,301,488 sectors), 7,200 RPM, 8.9 ms average seek, 8 MB buffer "
+                "(Table 3.1, Table 5.1)",
+        "streams": "100 (Chapter 5), 30 (Fig. 3.4), one outstanding request each (Table 3.1)",
+        "request size": "64 KiB (Fig. 5.6 caption)",
+        "stream placement": "disksize / #streams apart (Chapter 5); random (DiskSim synthio)",
+        "host scheme": "R = 8 MiB with M = 16 MiB (D = 2), D = 1 with R = 8 MiB, all 100 "
+                       "active with R = 256 KiB; N = 1 (§5.2: 'only 2 streams can be placed')",
+        "drive scheduler (DiskSim)": "CYCLE-LBN; controller queue = #streams",
+        "segments (Fig. 3.4)": "32, of 32 KiB to 2 MiB",
+    },
+    "assumed": {
+        "client_rtt_ms": f"{CLIENT_RTT_MS} ms between a response and the next request (GbE "
+                         "TCP round trip plus the server path in 2006; not in the thesis)",
+        "host path": "FIFO to the disk, clients' first requests in random order",
+        "max request": "256 KiB commands (the block layer's split of larger reads)",
+        "classifier": "4 KiB blocks, offset 32 blocks, 3 adjacent requests within 10 s",
+        "staging": "2 s timeout, 1 s garbage-collection period",
+        "drive cache (Chapter 5)": "the profile's: 16 segments, segment read-ahead up to "
+                                   "512 KiB, stopped by the next command",
+        "drive cache (DiskSim)": "read-ahead fills the segment before the next command",
+        "controller cache": "128 MiB, 64 KiB lines, LRU with free-behind, 0.1 ms per hit",
+        "disk zoning": "20 zones, 1,000 to 540 sectors per track (data/disks/wd800jd.toml)",
+    },
+}
+
+
+# -- the set-ups --------------------------------------------------------------------------
+
+def _windows(quick: bool) -> tuple[float, float]:
+    """(measured window, warm-up) in ms: the warm-up covers stream detection (two direct
+    requests per stream, about 3 s for 100 streams)."""
+    return (8_000.0, 6_000.0) if quick else (30_000.0, 6_000.0)
+
+
+def real(streams: int = 100, host: Any = "direct", quick: bool = False, seed: int = 0,
+         **kw) -> dict:
+    """One Chapter-5 run (the real system on the WD800JD profile); returns its summary."""
+    window, warm = _windows(quick)
+    if streams <= 2:  # one or two streams settle at once (and long ones are slow to simulate)
+        window, warm = min(window, 1_500.0), 500.0
+    args = dict(disk=DISK, streams=streams, request_kib=REQUEST_KIB, starts="even",
+                order="random", host=host, cache=True, client_rtt_ms=CLIENT_RTT_MS,
+                duration_ms=warm + window, warmup_ms=warm, seed=seed)
+    args.update(kw)
+    return _summary(run_streams(**args))
+
+
+def disksim_cache(segments: int, segment_kib: float, read_ahead: bool = True) -> CacheConfig:
+    """The DiskSim study's drive buffer: ``segments`` of ``segment_kib``, read-ahead that fills
+    the segment before the next command (or none)."""
+    if not read_ahead:
+        return CacheConfig(size_kib=segments * segment_kib, segments=segments, read_ahead="none")
+    return CacheConfig(size_kib=segments * segment_kib, segments=segments, read_ahead="segment",
+                       min_read_ahead_kib=segment_kib)
+
+
+def disksim(streams: int, cache: CacheConfig | None = None, quick: bool = False, seed: int = 0,
+            **kw) -> dict:
+    """One Chapter-3 run (DiskSim-like: random starts, CYCLE-LBN, queue = #streams)."""
+    # segments that last many sweeps settle slowly: a 4 s warm-up, 10 s (quick) or 20 s window
+    window, warm = (10_000.0 if quick else 20_000.0), 4_000.0
+    if streams <= 2:
+        window, warm = min(window, 1_500.0), 500.0
+    args = dict(disk=DISK, streams=streams, request_kib=REQUEST_KIB, starts="random",
+                order="lba", host="direct", cache=cache if cache is not None else True,
+                scheduler="cycle-lbn", client_rtt_ms=0.0, duration_ms=warm + window,
+                warmup_ms=warm, seed=seed)
+    args.update(kw)
+    return _summary(run_streams(**args))
+
+
+def _summary(r) -> dict:
+    s = r.summary()
+    resp = np.array(r.per_stream_response_ms, dtype=float)
+    resp = resp[np.isfinite(resp)]
+    s["per_stream_response_cv"] = float(resp.std() / resp.mean()) if len(resp) > 1 else 0.0
+    s["streams"] = r.streams
+    s["host"] = {k: v for k, v in r.host.items() if isinstance(v, int | float | bool)}
+    s["controller"] = {k: v for k, v in r.controller.items()
+                       if k in ("hits", "misses", "evicted_unused", "disk_reads")}
+    s["drive_cache"] = {k: int(v) for k, v in r.drive_cache.items()}
+    return {k: (float(v) if isinstance(v, np.floating) else v) for k, v in s.items()}
+
+
+def _call(spec: tuple[str, dict]) -> dict:
+    kind, kw = spec
+    return (real if kind == "real" else disksim)(**kw)
+
+
+def run_all(specs: dict[str, tuple[str, dict]], executor: Executor | None = None,
+            parallel: bool = True) -> dict[str, dict]:
+    """Run named points (``{"name": ("real" | "disksim", kwargs)}``), on all cores by default."""
+    names = list(specs)
+    if executor is None and parallel and len(names) > 1 and (os.cpu_count() or 1) > 1:
+        with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:
+            out = list(pool.map(_call, [specs[n] for n in names]))
+    elif executor is not None:
+        out = list(executor.map(_call, [specs[n] for n in names]))
+    else:
+        out = [_call(specs[n]) for n in names]
+    return dict(zip(names, out, strict=True))
+
+
+def _dispatch(r_kib: float, m_kib: float | None = None, d: int | None = None,
+              n: int = 1) -> DispatchConfig:
+    return DispatchConfig(read_ahead_kib=r_kib, memory_kib=m_kib, dispatch=d, per_visit=n)
+
+
+CLIFF_STREAMS_FULL = (4, 8, 12, 16, 17, 20, 24, 32, 48, 64)
+CLIFF_STREAMS_QUICK = (8, 16, 17, 32)
+SEGMENT_SIZES_FULL = (32, 128, 512, 2048)
+CONTROLLER_RA = (0, 256, 1024, 4096)
+CONTROLLER_STREAMS = (1, 10, 60, 100)
+
+
+def specs(quick: bool = False, seed: int = 0) -> dict[str, tuple[str, dict]]:
+    """Every run :func:`reproduce` makes, by name."""
+    q = {"quick": quick, "seed": seed}
+    sp: dict[str, tuple[str, dict]] = {
+        "baseline": ("real", dict(streams=100, **q)),
+        "dispatch": ("real", dict(streams=100, host=_dispatch(8 * MIB, 16 * MIB), **q)),
+        "single_active": ("real", dict(streams=100, host=_dispatch(8 * MIB, 8 * MIB), **q)),
+        "all_active_256k": ("real", dict(streams=100, host=_dispatch(256), **q)),
+        "dispatch_10": ("real", dict(streams=10, host=_dispatch(8 * MIB, 16 * MIB), **q)),
+        "single_stream": ("real", dict(streams=1, **q)),
+    }
+    for seg in ((32, 2048) if quick else SEGMENT_SIZES_FULL):
+        sp[f"seg32x{seg}"] = ("disksim", dict(streams=30, cache=disksim_cache(32, seg), **q))
+    for s in (CLIFF_STREAMS_QUICK if quick else CLIFF_STREAMS_FULL):
+        sp[f"cliff_{s}"] = ("disksim", dict(streams=s, cache=disksim_cache(16, 512), **q))
+    for s in ((32,) if quick else (8, 16, 32, 64)):
+        sp[f"cliff_none_{s}"] = ("disksim", dict(streams=s, cache=disksim_cache(16, 512, False),
+                                                 **q))
+    if not quick:
+        sp["baseline_10"] = ("real", dict(streams=10, **q))
+        sp["disassociated"] = ("real", dict(streams=100, host=_dispatch(512, d=1, n=128), **q))
+        sp["all_active_2m"] = ("real", dict(streams=100, host=_dispatch(2 * MIB), **q))
+        sp["all_active_8m"] = ("real", dict(streams=100, host=_dispatch(8 * MIB), **q))
+        for rtt in (0.0, 0.4):
+            sp[f"single_active_rtt{rtt:g}"] = ("real", dict(
+                streams=100, host=_dispatch(8 * MIB, 8 * MIB), client_rtt_ms=rtt, **q))
+        sp["baseline_sorted"] = ("real", dict(streams=100, order="lba", **q))
+        sp["all_active_256k_sorted"] = ("real", dict(streams=100, host=_dispatch(256),
+                                                      order="lba", **q))
+        for s in CONTROLLER_STREAMS:
+            for ra in CONTROLLER_RA:
+                sp[f"ctrl_{s}_{ra}"] = ("disksim", dict(
+                    streams=s, controller=ControllerCacheConfig(read_ahead_kib=ra), **q))
+    return sp
+
+
+def _check(value: float, lo: float, hi: float | None) -> dict:
+    """``ok`` when ``lo <= value <= hi`` (``hi`` None: no upper bound)."""
+    return {"value": value, "range": [lo, hi], "ok": bool(lo <= value and (hi is None
+                                                                          or value <= hi))}
+
+
+def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = None) -> dict:
+    """Run the thesis's configurations and set its numbers beside them (see the module doc)."""
+    runs = run_all(specs(quick, seed), executor)
+    mb = {k: v["throughput_mb_s"] for k, v in runs.items()}
+    res: dict[str, Any] = {
+        "disk": DISK,
+        "quick": quick,
+        "seed": seed,
+        "baseline_mb_s": mb["baseline"],
+        "dispatch_mb_s": mb["dispatch"],
+        "ratio": mb["dispatch"] / mb["baseline"],
+        "single_active_r8m_mb_s": mb["single_active"],
+        "all_active_r256k_mb_s": mb["all_active_256k"],
+        "streams_10_vs_100_drop_pct": 100.0 * (mb["dispatch_10"] - mb["dispatch"])
+        / mb["dispatch_10"],
+        "dispatch_10_mb_s": mb["dispatch_10"],
+        "single_stream_mb_s": mb["single_stream"],
+    }
+    segs = sorted(int(k[len("seg32x"):]) for k in runs if k.startswith("seg32x"))
+    res["segment_size_30_streams"] = {
+        "32k": mb["seg32x32"], "2m": mb["seg32x2048"],
+        "ratio": mb["seg32x2048"] / mb["seg32x32"],
+        "segment_kib": segs, "mb_s": [mb[f"seg32x{s}"] for s in segs],
+    }
+    cs = sorted(int(k[len("cliff_"):]) for k in runs if k.startswith("cliff_")
+                and not k.startswith("cliff_none"))
+    ns = sorted(int(k[len("cliff_none_"):]) for k in runs if k.startswith("cliff_none_"))
+    cliff = [mb[f"cliff_{s}"] for s in cs]
+    within = [m for s, m in zip(cs, cliff, strict=True) if s <= 16]
+    beyond = [m for s, m in zip(cs, cliff, strict=True) if s > 16]
+    res["segments_cliff"] = {
+        "segments": 16, "segment_kib": 512, "cache_kib": 8192,
+        "streams": cs, "mb_s": cliff,
+        "no_read_ahead_streams": ns, "no_read_ahead_mb_s": [mb[f"cliff_none_{s}"] for s in ns],
+        "within_min_mb_s": min(within), "beyond_max_mb_s": max(beyond),
+        "drop_factor": min(within) / max(beyond),
+        "beyond_below_no_read_ahead": max(beyond) < min(mb[f"cliff_none_{s}"] for s in ns),
+    }
+    if not quick:
+        res["baseline_10_mb_s"] = mb["baseline_10"]
+        res["disassociated_r512k_n128_mb_s"] = mb["disassociated"]
+        res["all_active_r2m_mb_s"] = mb["all_active_2m"]
+        res["all_active_r8m_mb_s"] = mb["all_active_8m"]
+        res["r2m_to_r8m_gain_pct"] = 100.0 * (mb["all_active_8m"] / mb["all_active_2m"] - 1)
+        res["client_rtt_sensitivity"] = {
+            "client_rtt_ms": [0.0, CLIENT_RTT_MS, 0.4],
+            "single_active_r8m_mb_s": [mb["single_active_rtt0"], mb["single_active"],
+                                       mb["single_active_rtt0.4"]],
+        }
+        res["sorted_order"] = {
+            "baseline_mb_s": mb["baseline_sorted"],
+            "all_active_r256k_mb_s": mb["all_active_256k_sorted"],
+            "note": "clients' first requests in LBA order: the FIFO sweeps the streams like an "
+                    "elevator (the sorted bound of notes §4.3)",
+        }
+        res["controller"] = {
+            "cache_mib": 128, "read_ahead_kib": list(CONTROLLER_RA),
+            "streams": list(CONTROLLER_STREAMS),
+            "mb_s": [[mb[f"ctrl_{s}_{ra}"] for ra in CONTROLLER_RA] for s in CONTROLLER_STREAMS],
+        }
+    # how good the host scheme is against the disk's own streaming rate at the same places
+    res["dispatch_pct_of_single_stream"] = 100.0 * mb["dispatch"] / mb["single_stream"]
+    res["per_stream_response_cv"] = {k: runs[k]["per_stream_response_cv"]
+                                     for k in ("baseline", "dispatch", "single_active")}
+    res["mean_response_ms"] = {k: runs[k]["mean_response_ms"]
+                               for k in ("baseline", "dispatch", "single_active",
+                                         "all_active_256k")}
+    res["host"] = {k: runs[k]["host"] for k in ("dispatch", "single_active", "all_active_256k")}
+    checks = {}
+    for key, (lo, hi) in TARGETS.items():
+        if "." in key:
+            a, b = key.split(".")
+            value = res[a][b]
+        else:
+            value = res[key]
+        checks[key] = _check(value, lo, hi)
+    checks["segments_cliff.drop_factor >= 3"] = _check(res["segments_cliff"]["drop_factor"],
+                                                       3.0, None)
+    checks["segments_cliff.below_no_read_ahead"] = {
+        "value": res["segments_cliff"]["beyond_below_no_read_ahead"], "ok":
+        bool(res["segments_cliff"]["beyond_below_no_read_ahead"])}
+    res["checks"] = checks
+    res["all_ok"] = all(c["ok"] for c in checks.values())
+    res["paper"] = PAPER
+    res["parameters"] = PARAMETERS
+    res["runs"] = runs
+    return res
+
+
+# -- sweeps for the chapter's figures ---------------------------------------------------------
+
+STREAM_COUNTS = (1, 2, 5, 10, 20, 50, 100)
+
+
+def host_curves(quick: bool = False, seed: int = 0, counts=STREAM_COUNTS,
+                executor: Executor | None = None) -> dict:
+    """Throughput against the number of streams: no scheme, all active at R = 256 KiB and
+    2 MiB, D = 2 at R = 8 MiB (M = 16 MiB), and Linux-like read-ahead of 128 KiB (Fig. 5.1/5.2)."""
+    series = {
+        "direct 64 KiB": "direct",
+        "all active, R = 256 KiB": _dispatch(256),
+        "all active, R = 2 MiB": _dispatch(2 * MIB),
+        "D = 2, R = 8 MiB (M = 16 MiB)": _dispatch(8 * MIB, 16 * MIB),
+        "Linux read-ahead 128 KiB": ReadaheadConfig(128),
+    }
+    sp = {f"{name}|{s}": ("real", dict(streams=s, host=h, quick=quick, seed=seed))
+          for name, h in series.items() for s in counts}
+    runs = run_all(sp, executor)
+    return {"streams": list(counts),
+            "series": {name: [runs[f"{name}|{s}"]["throughput_mb_s"] for s in counts]
+                       for name in series},
+            "response_ms": {name: [runs[f"{name}|{s}"]["mean_response_ms"] for s in counts]
+                            for name in series}}
+
+
+def segment_curves(quick: bool = False, seed: int = 0,
+                   counts=(1, 4, 8, 16, 24, 32, 48, 64, 100), segment_counts=(8, 16, 32),
+                   executor: Executor | None = None) -> dict:
+    """Throughput against streams for an 8 MiB drive buffer cut into 8, 16 or 32 segments, with
+    read-ahead filling each segment, and with no read-ahead (Figs. 3.3, 3.5)."""
+    sp = {}
+    for n in segment_counts:
+        for s in counts:
+            sp[f"{n}|{s}"] = ("disksim", dict(streams=s, cache=disksim_cache(n, 8192 / n),
+                                              quick=quick, seed=seed))
+    for s in counts:
+        sp[f"none|{s}"] = ("disksim", dict(streams=s, cache=disksim_cache(16, 512, False),
+                                           quick=quick, seed=seed))
+    runs = run_all(sp, executor)
+    return {"streams": list(counts), "segment_counts": list(segment_counts),
+            "read_ahead": {str(n): [runs[f"{n}|{s}"]["throughput_mb_s"] for s in counts]
+                           for n in segment_counts},
+            "no_read_ahead": [runs[f"none|{s}"]["throughput_mb_s"] for s in counts]}
+
+
+def memory_tradeoff(quick: bool = False, seed: int = 0, streams: int = 100,
+                    reads_kib=(512, 2048, 8192), memories_mib=(8, 16, 64, 256, 800),
+                    executor: Executor | None = None) -> dict:
+    """Throughput against host memory M for several R, with D = M/(R·N), N = 1 (Fig. 5.2)."""
+    sp = {}
+    for r in reads_kib:
+        for m in memories_mib:
+            if m * MIB >= r:
+                d = min(streams, int(m * MIB // r))
+                sp[f"{r}|{m}"] = ("real", dict(streams=streams,
+                                               host=_dispatch(r, m * MIB, d=d),
+                                               quick=quick, seed=seed))
+    runs = run_all(sp, executor)
+    return {"streams": streams, "memory_mib": list(memories_mib), "read_ahead_kib": list(reads_kib),
+            "mb_s": {str(r): [runs[f"{r}|{m}"]["throughput_mb_s"] if f"{r}|{m}" in runs else None
+                              for m in memories_mib] for r in reads_kib},
+            "dispatch": {str(r): [min(streams, int(m * MIB // r)) if m * MIB >= r else None
+                                  for m in memories_mib] for r in reads_kib}}
+
+
+def timelines(seed: int = 0, window_ms: float = 2_000.0) -> dict:
+    """Which stream the head serves, command by command, for three configurations (a short run)."""
+    out = {}
+    cfgs = {"no host scheme (64 KiB)": "direct",
+            "all 100 active, R = 256 KiB": _dispatch(256),
+            "D = 2, R = 8 MiB": _dispatch(8 * MIB, 16 * MIB)}
+    for name, host in cfgs.items():
+        r = run_streams(DISK, 100, REQUEST_KIB, starts="even", order="random", host=host,
+                        client_rtt_ms=CLIENT_RTT_MS, duration_ms=6_000.0 + window_ms,
+                        warmup_ms=6_000.0, seed=seed, trace=True)
+        out[name] = {"log": [[float(x[0]), float(x[1]), int(x[2]), int(x[4]), bool(x[5])]
+                             for x in r.disk_log],
+                     "throughput_mb_s": r.throughput_mb_s, "start_ms": 6_000.0}
+    return out

@@ -1,0 +1,352 @@
+"""Many sequential streams on one disk: the workload and the runner.
+
+Seed 004: Panagiotakis 2006, *Reducing Disk I/O Performance Sensitivity for
+Large Numbers of Sequential Streams* (notes ``004_multistream.md`` §2, §4, §6).
+S clients each read their own part of the disk sequentially, **one request
+outstanding** at a time (the thesis's time-critical DiskSim generators, Table
+3.1, and its Chapter 5 clients), issuing the next request as soon as the last
+one returns (plus ``client_rtt_ms``, the network and server path of the real
+system; 0 in the DiskSim study). Request size is 64 KiB by default (the
+thesis's Fig. 5.6 caption).
+
+Where the streams start (``starts``):
+
+* ``"even"``: stream ``i`` at ``i * disksize / S`` (thesis Chapter 5: "each
+  stream is placed disksize/#streams blocks away from the previous one"),
+  aligned down to 8 sectors; it wraps to its own start at the next stream's;
+* ``"random"``: uniformly random, 8-sector aligned (DiskSim's ``synthio``:
+  blocking factor 8); a stream that reaches the end of the disk jumps to a new
+  random place, as DiskSim does.
+
+Which client speaks first (``order``): ``"lba"`` (stream 0, 1, ...) or
+``"random"`` (a seeded permutation). With a FIFO path to the disk the first
+order persists for the whole run: the disk then sweeps the streams in LBA
+order (short seeks), or visits them in a fixed random order (random seeks).
+
+What lies between the clients and the disk (``host``):
+
+* ``"direct"``: every client request goes to the disk as it is (direct I/O);
+* a :class:`~simcore.dispatch.DispatchConfig`: the thesis's host scheme
+  (stream detection, R-sized reads, a dispatch set of D streams, staging);
+* a :class:`~simcore.host_readahead.ReadaheadConfig`: Linux-like buffered
+  read-ahead windows per stream.
+
+and below that an optional controller cache
+(:class:`~simcore.controller_cache.ControllerCacheConfig`), then either the
+drive's queue directly (``path="drive"``: DiskSim's controller queue, as deep as
+the number of streams) or a Linux-like block layer (``path="block"``), then
+the drive with its segmented cache (:mod:`simcore.cache`).
+
+:func:`run_streams` runs it all for ``duration_ms`` of simulated time and
+reports the throughput the clients saw after ``warmup_ms``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import simpy
+
+from .access import Mechanism
+from .cache import CacheConfig
+from .controller_cache import ControllerCache, ControllerCacheConfig
+from .dispatch import DispatchConfig, DispatchHost
+from .drive import Drive
+from .host import BlockLayer
+from .host_readahead import ReadaheadConfig, ReadaheadHost
+from .profiles import load_disk
+from .stream_port import BlockPort, DrivePort
+
+__all__ = [
+    "MB",
+    "CycleLBN",
+    "StreamRun",
+    "link_port",
+    "run_streams",
+    "stream_starts",
+    "sweep_streams",
+]
+
+MB = 1e6  # the thesis's MBytes/s are taken as 10^6 bytes per second
+ALIGN = 8  # DiskSim's blocking factor (Table 3.1): 8 sectors
+
+
+class CycleLBN:
+    """DiskSim's ``CYCLE_LBN`` (policy 3): the pending request with the smallest forward LBN
+    distance from where the last one ended; wraps to the lowest when none is ahead.
+
+    The thesis names it as its DiskSim scheduler (notes §2.1). It differs from
+    :class:`~simcore.sched.CLook` only in working on LBNs, not cylinders.
+    """
+
+    name = "cycle-lbn"
+    starvation_free = True
+
+    def choose(self, pending, head, now):
+        last = head.last_lba
+        best = low = None
+        for r in pending:
+            if r.lba >= last and (best is None or r.lba < best.lba):
+                best = r
+            if low is None or r.lba < low.lba:
+                low = r
+        return best if best is not None else low
+
+
+def stream_starts(capacity: int, streams: int, starts: str = "even",
+                  rng: np.random.Generator | None = None,
+                  request_sectors: int = 128) -> tuple[np.ndarray, np.ndarray]:
+    """First LBA and region end of every stream (8-sector aligned).
+
+    ``even``: stream ``i`` owns ``[i * spacing, (i + 1) * spacing)`` with
+    ``spacing = capacity // streams`` aligned down (100 streams on the
+    thesis's 156,301,488 sectors: 1,563,008 apart). ``random``: each starts
+    uniformly at random and owns everything up to the end of the disk.
+    """
+    if streams < 1:
+        raise ValueError(f"need at least one stream (got {streams})")
+    if starts == "even":
+        spacing = capacity // streams // ALIGN * ALIGN
+        if spacing < request_sectors:
+            raise ValueError(f"{streams} streams leave {spacing} sectors each, less than one "
+                             f"request of {request_sectors}")
+        first = np.arange(streams, dtype=np.int64) * spacing
+        return first, first + spacing
+    if starts == "random":
+        rng = rng if rng is not None else np.random.default_rng(0)
+        slots = (capacity - request_sectors) // ALIGN
+        first = rng.integers(0, slots, size=streams, dtype=np.int64) * ALIGN
+        return first, np.full(streams, capacity, dtype=np.int64)
+    raise ValueError(f"starts must be 'even' or 'random' (got {starts!r})")
+
+
+@dataclass(frozen=True)
+class StreamRun:
+    """What one run measured (flat numbers plus per-stream and per-disk-request detail)."""
+
+    throughput_mb_s: float
+    streams: int
+    request_kib: float
+    window_ms: float
+    client_bytes: int
+    per_stream_mb_s: tuple[float, ...]
+    mean_response_ms: float
+    per_stream_response_ms: tuple[float, ...]
+    cache_hits: int
+    client_requests: int
+    disk_requests: int
+    disk_bytes: int
+    disk_busy_pct: float
+    config: dict = field(default_factory=dict)
+    #: drive cache counters (hits, misses, evictions, read-ahead sectors, ...)
+    drive_cache: dict = field(default_factory=dict)
+    #: host-scheme counters (streams detected, peak memory, timeouts, ...)
+    host: dict = field(default_factory=dict)
+    #: controller-cache counters
+    controller: dict = field(default_factory=dict)
+    #: ``(start_ms, finish_ms, stream, lba, sectors, cache_hit)`` of every disk command
+    #: finished inside the window, when ``trace=True``
+    disk_log: tuple = ()
+
+    @property
+    def disk_mb_s(self) -> float:
+        """Bytes the disk delivered per second of the window (prefetch included)."""
+        return self.disk_bytes / MB / (self.window_ms / 1000.0)
+
+    def summary(self) -> dict[str, Any]:
+        ps = np.array(self.per_stream_mb_s)
+        return {
+            "throughput_mb_s": self.throughput_mb_s,
+            "disk_mb_s": self.disk_mb_s,
+            "mean_response_ms": self.mean_response_ms,
+            "per_stream_min_mb_s": float(ps.min()) if len(ps) else 0.0,
+            "per_stream_max_mb_s": float(ps.max()) if len(ps) else 0.0,
+            "cache_hit_pct": 100.0 * self.cache_hits / max(1, self.client_requests),
+            "disk_requests": self.disk_requests,
+            "disk_busy_pct": self.disk_busy_pct,
+        }
+
+
+def link_port(mech: Mechanism):
+    """The drive's own point-to-point link (Serial ATA at the profile's rate, 150 MB/s for the
+    WD800JD): held per command, so data leaves the buffer as the media fills it."""
+    from .interface import Port
+
+    return Port.ideal(mech.profile.interface_mb_s).with_(hold="command")
+
+
+def _owner(first: np.ndarray, lba: int) -> int:
+    i = int(np.searchsorted(first, lba, side="right")) - 1
+    return max(0, i)
+
+
+def run_streams(
+    disk: str | Mechanism = "wd800jd",
+    streams: int = 100,
+    request_kib: float = 64,
+    *,
+    starts: str = "even",
+    order: str = "random",
+    host: str | DispatchConfig | ReadaheadConfig = "direct",
+    cache: CacheConfig | bool | None = True,
+    controller: ControllerCacheConfig | None = None,
+    path: str = "drive",
+    scheduler: Any = "fcfs",
+    elevator: str = "noop",
+    depth: int = 1,
+    max_request_kib: float = 256.0,
+    interface: Any = "link",
+    duration_ms: float = 30_000.0,
+    warmup_ms: float = 2_000.0,
+    client_rtt_ms: float = 0.0,
+    seed: int = 0,
+    trace: bool = False,
+) -> StreamRun:
+    """Simulate ``streams`` sequential readers on one disk and measure what they get.
+
+    ``cache``: ``True`` the profile's drive buffer, a
+    :class:`~simcore.cache.CacheConfig`, or ``None``/``False`` for a drive with
+    no buffer at all (the fast arithmetic path). ``scheduler``: the drive's
+    policy (a name, or :class:`CycleLBN`); ``path``, ``elevator``, ``depth``:
+    see the module doc. ``interface``: ``"link"`` (default) a point-to-point
+    link at the profile's rate (Serial ATA: nothing shares it, data flows to
+    the host as the media reads it), a :class:`~simcore.interface.Port` or a
+    mode name, or ``None`` for the drive's own default. ``max_request_kib``:
+    larger reads go to the drive as pieces of this size issued together (the
+    block layer's ``max_sectors_kb`` split; ``None`` keeps them whole).
+    ``trace`` keeps every disk command in ``disk_log``
+    (the head's visits, for timelines).
+    """
+    mech = disk if isinstance(disk, Mechanism) else Mechanism(load_disk(disk))
+    cap = mech.layout.capacity
+    if warmup_ms >= duration_ms:
+        raise ValueError("warmup_ms must be shorter than duration_ms")
+    sec = round(request_kib * 2)
+    if sec < 1:
+        raise ValueError(f"request_kib must be at least 0.5 (got {request_kib})")
+    rng = np.random.default_rng(seed)
+    first, region_end = stream_starts(cap, streams, starts, rng, sec)
+    env = simpy.Environment()
+    if cache is True:
+        ccfg: CacheConfig | None = CacheConfig.from_profile(mech.profile)
+    elif cache is None or cache is False:
+        ccfg = None
+    else:
+        ccfg = cache
+    sched = CycleLBN() if scheduler == "cycle-lbn" else scheduler
+    if interface == "link":
+        interface = link_port(mech)
+    if ccfg is not None or interface is not None:
+        drive = Drive(env, mech, sched, cache=ccfg, interface=interface)
+    else:
+        drive = Drive(env, mech, sched)
+    max_kib = max_request_kib if max_request_kib is not None else float(cap)
+    if path == "drive":
+        port: Any = DrivePort(env, drive, max_kib=max_kib)
+    elif path == "block":
+        port = BlockPort(env, BlockLayer(env, drive, elevator=elevator, depth=depth),
+                         max_kib=max_kib)
+    else:
+        raise ValueError(f"path must be 'drive' or 'block' (got {path!r})")
+    ctrl = None
+    if controller is not None:
+        ctrl = port = ControllerCache(env, port, controller, capacity_sectors=cap)
+    if host == "direct":
+        front: Any = port
+        hoststate = None
+    elif isinstance(host, DispatchConfig):
+        front = hoststate = DispatchHost(env, port, host, streams=streams)
+    elif isinstance(host, ReadaheadConfig):
+        front = hoststate = ReadaheadHost(env, port, host)
+    else:
+        raise ValueError(f"host must be 'direct', a DispatchConfig or a ReadaheadConfig "
+                         f"(got {host!r})")
+
+    got = np.zeros(streams, dtype=np.int64)
+    resp_sum = np.zeros(streams)
+    resp_n = np.zeros(streams, dtype=np.int64)
+    hits = [0]
+    if order == "random":
+        seq = rng.permutation(streams)
+    elif order == "lba":
+        seq = np.arange(streams)
+    else:
+        raise ValueError(f"order must be 'random' or 'lba' (got {order!r})")
+    # a microsecond apart, so the first requests arrive in ``seq`` order
+    offset = np.empty(streams)
+    offset[seq] = np.arange(streams) * 1e-3
+    nbytes = sec * 512
+
+    def client(c: int):
+        pos = int(first[c])
+        yield env.timeout(offset[c])
+        while True:
+            if pos + sec > region_end[c]:
+                pos = int(first[c]) if starts == "even" else int(
+                    rng.integers(0, (cap - sec) // ALIGN)) * ALIGN
+            t0 = env.now
+            rec = yield front.read(c, pos, sec)
+            now = env.now
+            if now >= warmup_ms:
+                got[c] += nbytes
+                resp_sum[c] += now - t0
+                resp_n[c] += 1
+                if getattr(rec, "cache_hit", False):
+                    hits[0] += 1
+            pos += sec
+            if client_rtt_ms > 0:
+                yield env.timeout(client_rtt_ms)
+
+    for c in range(streams):
+        env.process(client(c))
+    env.run(until=duration_ms)
+
+    window = duration_ms - warmup_ms
+    recs = [r for r in drive.completed if r.finish_ms >= warmup_ms]
+    busy = sum(min(r.finish_ms, duration_ms) - max(r.start_ms, warmup_ms) for r in recs)
+    log: tuple = ()
+    if trace:
+        log = tuple((r.start_ms, r.finish_ms, _owner(first, r.lba), r.lba, r.sectors,
+                     r.cache_hit) for r in recs)
+    per_stream = got / MB / (window / 1000.0)
+    n_req = int(resp_n.sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_resp = np.where(resp_n > 0, resp_sum / np.maximum(resp_n, 1), np.nan)
+    cfg = {"disk": mech.profile.id, "streams": streams, "request_kib": request_kib,
+           "starts": starts, "order": order, "path": path, "scheduler": getattr(
+               sched, "name", str(sched)), "elevator": elevator if path == "block" else None,
+           "duration_ms": duration_ms, "warmup_ms": warmup_ms, "client_rtt_ms": client_rtt_ms,
+           "seed": seed, "host": "direct" if host == "direct" else host.describe(),
+           "cache": None if ccfg is None else {
+               "size_kib": ccfg.size_kib, "segments": ccfg.segments,
+               "read_ahead": ccfg.read_ahead, "min_read_ahead_kib": ccfg.min_read_ahead_kib,
+               "max_read_ahead_kib": ccfg.max_read_ahead_kib, "preemptible": ccfg.preemptible},
+           "controller": None if controller is None else controller.describe()}
+    return StreamRun(
+        throughput_mb_s=float(got.sum() / MB / (window / 1000.0)),
+        streams=streams,
+        request_kib=request_kib,
+        window_ms=window,
+        client_bytes=int(got.sum()),
+        per_stream_mb_s=tuple(float(x) for x in per_stream),
+        mean_response_ms=float(resp_sum.sum() / n_req) if n_req else float("nan"),
+        per_stream_response_ms=tuple(float(x) for x in per_resp),
+        cache_hits=hits[0],
+        client_requests=n_req,
+        disk_requests=len(recs),
+        disk_bytes=int(sum(r.sectors for r in recs) * 512),
+        disk_busy_pct=100.0 * busy / window,
+        config=cfg,
+        drive_cache=dict(drive.cache.stats) if drive.cache is not None else {},
+        host=hoststate.counters() if hoststate is not None else {},
+        controller=ctrl.counters() if ctrl is not None else {},
+        disk_log=log,
+    )
+
+
+def sweep_streams(counts: Sequence[int], **kwargs) -> list[StreamRun]:
+    """:func:`run_streams` once per stream count, other arguments the same."""
+    return [run_streams(streams=int(s), **kwargs) for s in counts]
