@@ -128,8 +128,7 @@ class CacheConfig:
         c = profile.cache
         base = cls(size_kib=c.size_kib or 512, segments=c.segments, read_ahead=c.read_ahead,
                    max_read_ahead_kib=c.max_read_ahead_kib, write_back=c.write_back,
-                   min_read_ahead_kib=getattr(c, "min_read_ahead_kib", 0),
-                   adaptive=getattr(c, "adaptive", False))
+                   min_read_ahead_kib=c.min_read_ahead_kib, adaptive=c.adaptive)
         return replace(base, **overrides) if overrides else base
 
     @classmethod

@@ -78,6 +78,8 @@ class CacheSpec:
     read_ahead: str = "none"
     max_read_ahead_kib: int = 0
     write_back: bool = False
+    min_read_ahead_kib: int = 0
+    adaptive: bool = False
 
 
 @dataclass(frozen=True)

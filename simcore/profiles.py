@@ -27,7 +27,8 @@ _SEEK = {"model", "single_ms", "average_ms", "full_ms", "settle_ms", "accel_cyl_
          "max_speed_cyl_per_ms", "base_ms", "per_cylinder_ms", "table"}
 _FIRMWARE = {"zero_latency_reads", "zero_latency_writes", "overheads", "cache"}
 _OVERHEADS = {"read_miss_ms", "read_hit_ms", "write_ms", "completion_ms"}
-_CACHE = {"size_kib", "segments", "read_ahead", "max_read_ahead_kib", "write_back"}
+_CACHE = {"size_kib", "segments", "read_ahead", "max_read_ahead_kib", "write_back",
+          "min_read_ahead_kib", "adaptive"}
 _INTERFACE = {"name", "rate_mb_s"}
 _INITIAL = {"cylinder", "angle"}
 READ_AHEAD_POLICIES = {"none", "track", "cylinder", "segment", "on-arrival", "zero"}
@@ -110,13 +111,23 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
         if ra not in READ_AHEAD_POLICIES:
             raise ProfileError(path, "firmware.cache.read_ahead",
                                f"'{ra}' is not a policy; use one of {sorted(READ_AHEAD_POLICIES)}")
+        for flag in ("write_back", "adaptive"):
+            if not isinstance(c.get(flag, False), bool):
+                raise ProfileError(path, f"firmware.cache.{flag}",
+                                   f"{c[flag]!r} is not true or false")
+        max_ra = v.integer(c, "max_read_ahead_kib", "firmware.cache", minimum=0, default=0)
+        min_ra = v.integer(c, "min_read_ahead_kib", "firmware.cache", minimum=0, default=0)
+        if max_ra and min_ra > max_ra:
+            raise ProfileError(path, "firmware.cache.min_read_ahead_kib",
+                               f"{min_ra} exceeds max_read_ahead_kib {max_ra}")
         cache = CacheSpec(
             size_kib=v.integer(c, "size_kib", "firmware.cache", minimum=0, default=0),
             segments=v.integer(c, "segments", "firmware.cache", minimum=1, default=1),
             read_ahead=ra,
-            max_read_ahead_kib=v.integer(c, "max_read_ahead_kib", "firmware.cache", minimum=0,
-                                         default=0),
+            max_read_ahead_kib=max_ra,
             write_back=bool(c.get("write_back", False)),
+            min_read_ahead_kib=min_ra,
+            adaptive=bool(c.get("adaptive", False)),
         )
     cylinders = zones[-1].last_cylinder + 1
     init_cyl = v.integer(init, "cylinder", "initial", minimum=0, default=0)

@@ -266,3 +266,21 @@ def test_maxtor_profile_matches_the_thesis():
     assert mech.seek.average_ms() == pytest.approx(9.0, rel=0.02)
     res = simcore.run(mech, simcore.sequential_open(0, 200, size_kib=64), cache=True)
     assert res.summary()["throughput_mb_s"] * 1e6 / 2**20 == pytest.approx(20.48, rel=0.02)
+
+
+def test_profile_cache_fields_are_validated_by_name():
+    """[firmware.cache] min_read_ahead_kib and adaptive reach CacheConfig; bad values are named."""
+    from helpers_disks import small_disk
+
+    from simcore.errors import ProfileError
+
+    zones = [{"first_cylinder": 0, "last_cylinder": 9, "sectors_per_track": 100}]
+    prof = small_disk(zones, cache={"size_kib": 512, "segments": 4, "read_ahead": "zero",
+                                    "min_read_ahead_kib": 16, "max_read_ahead_kib": 64,
+                                    "adaptive": True})
+    cfg = CacheConfig.from_profile(prof)
+    assert (cfg.min_read_ahead_kib, cfg.max_read_ahead_kib, cfg.adaptive) == (16, 64, True)
+    with pytest.raises(ProfileError, match="min_read_ahead_kib"):
+        small_disk(zones, cache={"min_read_ahead_kib": 128, "max_read_ahead_kib": 64})
+    with pytest.raises(ProfileError, match="adaptive"):
+        small_disk(zones, cache={"adaptive": "yes"})
