@@ -100,7 +100,7 @@ def race_cdf_traces(results: Mapping[str, Sequence[Completed]]) -> list[go.Scatt
 
 
 def style_race_cdf(fig: go.Figure) -> go.Figure:
-    fig.update_xaxes(title="response time (ms, log scale)", type="log")
+    fig.update_xaxes(title="response time (ms, log scale)", type="log", dtick="D2")
     fig.update_yaxes(title="fraction of requests", range=[0, 1.02])
     return apply_theme(fig, height=400)
 
@@ -201,5 +201,5 @@ def tail_bars(results: Mapping[str, Sequence[Completed]], title: str = "Starvati
         go.Bar(x=names, y=mx, name="maximum response", marker_color=COLORS[1]),
     ])
     fig.update_layout(barmode="group", title=title)
-    fig.update_yaxes(title="ms", type="log")
+    fig.update_yaxes(title="ms (log scale)", type="log", dtick="D2")
     return apply_theme(fig, height=380)
