@@ -11,7 +11,8 @@
 #   DIR   a directory on a SCRATCH file system on DEV: fio creates and deletes files there
 #   JOB   server-web server-file server-mail server-metadata (default: server-web server-file)
 #   -n    dry run: print what would run, change nothing
-#   environment: OPS (reads per thread, default 1000), REPEAT (runs per point, default 3),
+#   environment: OPS (operations per thread, default 1000), REPEAT (runs per point, default 3),
+#                NDIRS, NFILES (the file set: directories and files in each; default 100 x 400),
 #                OUTDIR (where the records go; default: data/measurements, where the lab looks)
 #
 # With the project's hardware package (python -m hardware) each run becomes a measurement
@@ -23,13 +24,13 @@ set -euo pipefail
 DRY=0
 if [[ "${1:-}" == "-n" ]]; then DRY=1; shift; fi
 if [[ $# -lt 2 ]]; then
-    sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 DEV=${1#/dev/}; DIR=$2; shift 2
 JOBS=("$@"); [[ ${#JOBS[@]} -eq 0 ]] && JOBS=(server-web server-file)
 SCHEDULERS=(none mq-deadline bfq kyber)
-OPS=${OPS:-1000}; REPEAT=${REPEAT:-3}
+OPS=${OPS:-1000}; REPEAT=${REPEAT:-3}; NDIRS=${NDIRS:-100}; NFILES=${NFILES:-400}
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 PY=${PYTHON:-$HERE/.venv/bin/python}; [[ -x $PY ]] || PY=python3
 Q=/sys/block/$DEV/queue
@@ -70,7 +71,8 @@ if "$PY" -c "import hardware.runner" 2>/dev/null; then
             OUTARG=(--out "$OUTDIR/$JOB.sched-sweep.$(date -u +%Y%m%dT%H%M%SZ).json")
         fi
         run "$PY" -m hardware run "$JOB" --target "$DIR" "${OUTARG[@]}" --param "scheduler=$SWEEP" \
-            --param "repeat=$REPEAT" --param "ops=$OPS"
+            --param "repeat=$REPEAT" --param "ops=$OPS" --param "ndirs=$NDIRS" \
+            --param "nfiles=$NFILES"
     done
     exit 0
 fi
@@ -82,7 +84,7 @@ WORK=$DIR/sched_sweep.$$
 trap 'rm -rf "$WORK"; restore' EXIT
 run mkdir -p "$WORK"
 FMT='f.$jobnum.$filenum'  # the same files for the layout and for every run
-run fio --name=layout --directory="$WORK" --filename_format="$FMT" --nrfiles=400 \
+run fio --name=layout --directory="$WORK" --filename_format="$FMT" --nrfiles="$NFILES" \
     --filesize=4k-64k --rw=write --bs=4k --numjobs="$NJ" --create_only=1 --output=/dev/null
 for S in "${SCHEDULERS[@]}"; do
     available "$S" || { echo "skip $S: not offered for $DEV"; continue; }
@@ -97,7 +99,7 @@ for S in "${SCHEDULERS[@]}"; do
             run sh -c "sync; echo 3 > /proc/sys/vm/drop_caches"
             T0=$(date +%s.%N)
             run fio --name="$JOB" --directory="$WORK" --filename_format="$FMT" \
-                --nrfiles=400 --filesize=4k-64k \
+                --nrfiles="$NFILES" --filesize=4k-64k \
                 --file_service_type=random --bs=4k --direct=1 --ioengine=psync --thread \
                 --numjobs="$NJ" --number_ios="$OPS" --group_reporting "${MIX[@]}" \
                 --output-format=json --output="$OUT/$JOB.$S.$REP.json"
