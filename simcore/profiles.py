@@ -192,8 +192,13 @@ def _seek(v: _Validator, raw: dict[str, Any]) -> SeekSpec:
 
 
 def derived_skew(switch_ms: float, rev_ms: float, spt: int) -> int:
-    """Sectors that pass under the head during a switch: the skew that hides it."""
-    return min(spt - 1, math.ceil(switch_ms / (rev_ms / spt) - 1e-9))
+    """The smallest skew that hides a switch: more sectors than pass under the head during it.
+
+    A skew of exactly ``switch / sector time`` would bring the head back just as
+    the next track's first sector starts, so the slightest delay costs a whole
+    revolution; one sector more is what drives do.
+    """
+    return min(spt - 1, math.floor(switch_ms / (rev_ms / spt) + 1e-9) + 1)
 
 
 def _zones(v: _Validator, geo: dict, rev_ms: float, head_switch: float,
