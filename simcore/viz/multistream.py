@@ -20,10 +20,12 @@ __all__ = [
     "controller_figure",
     "headline_figure",
     "measured_figure",
+    "measured_traces",
     "memory_figure",
     "segment_size_figure",
     "streams_figure",
     "style_cliff",
+    "style_measured",
     "style_timeline",
     "timeline_traces",
 ]
@@ -208,29 +210,52 @@ def headline_figure(res: dict) -> go.Figure:
     return fig
 
 
-def measured_figure(record: dict, normalize: bool = False) -> go.Figure:
-    """A ``multistream`` fio recording: total read MB/s against streams, one line per
-    (read_ahead_kb, direct, bs) combination in the record."""
-    groups: dict[str, list[tuple[int, float]]] = {}
-    for p in record["summary"]["points"]:
-        if p.get("read_mb_s") is None:
-            continue
-        ra = p.get("read_ahead_kb_during", p.get("read_ahead_kb", ""))
-        key = (f"{'direct' if str(p.get('direct', '1')) == '1' else 'buffered'}, "
-               f"bs {p.get('bs', '?')}" + (f", read_ahead_kb {ra}"
-                                           if str(p.get("direct", "1")) != "1" else ""))
-        groups.setdefault(key, []).append((int(p["streams"]), float(p["read_mb_s"])))
-    fig = go.Figure()
-    for i, (key, pts) in enumerate(sorted(groups.items())):
-        pts.sort()
-        ys = [y for _, y in pts]
-        if normalize and ys and ys[0] > 0:
-            ys = [y / ys[0] for y in ys]
-        fig.add_trace(go.Scatter(x=[s for s, _ in pts], y=ys, mode="lines+markers", name=key,
-                                 line=dict(color=COLORS[i % len(COLORS)], width=3)))
-    apply_theme(fig, height=440)
-    _streams_axis(fig, "concurrent sequential readers (fio jobs)")
-    fig.update_yaxes(title="relative to one reader" if normalize else "total read (MB/s)",
-                     rangemode="tozero")
-    fig.update_layout(title="Measured: " + record.get("device", {}).get("kind", "device"))
-    return legend_below(fig, rows=max(1, (len(groups) + 1) // 2))
+def measured_traces(record: dict, bs: str) -> list[go.Scatter]:
+    """A ``multistream`` fio recording at request size ``bs``: total MB/s against readers, one
+    line per buffered ``read_ahead_kb`` and one for O_DIRECT (which ignores read-ahead: its
+    line is the mean over the record's ``read_ahead_kb`` values, the bars their range)."""
+    pts = [p for p in record["summary"]["points"]
+           if p.get("read_mb_s") is not None and str(p.get("bs")) == bs]
+    ras = sorted({int(p.get("read_ahead_kb_during", p.get("read_ahead_kb", 0)) or 0)
+                  for p in pts})
+    traces = []
+    direct: dict[int, list[float]] = {}
+    for p in pts:
+        if str(p.get("direct", "1")) == "1":
+            direct.setdefault(int(p["streams"]), []).append(float(p["read_mb_s"]))
+    if direct:
+        xs = sorted(direct)
+        mean = [sum(direct[x]) / len(direct[x]) for x in xs]
+        traces.append(go.Scatter(
+            x=xs, y=mean, mode="lines+markers", name="O_DIRECT (mean; bars: range)",
+            line=dict(color="black", width=3, dash="dash"),
+            error_y=dict(type="data", symmetric=False,
+                         array=[max(direct[x]) - m for x, m in zip(xs, mean, strict=True)],
+                         arrayminus=[m - min(direct[x]) for x, m in zip(xs, mean, strict=True)]),
+            hovertemplate="%{x} readers, O_DIRECT: %{y:.0f} MB/s<extra></extra>"))
+    for i, ra in enumerate(ras):
+        sel = sorted((int(p["streams"]), float(p["read_mb_s"])) for p in pts
+                     if str(p.get("direct", "1")) != "1"
+                     and int(p.get("read_ahead_kb_during", p.get("read_ahead_kb", 0)) or 0) == ra)
+        traces.append(go.Scatter(
+            x=[s for s, _ in sel], y=[y for _, y in sel], mode="lines+markers",
+            name=f"buffered, read_ahead_kb = {ra}", line=dict(color=COLORS[i % len(COLORS)],
+                                                              width=3),
+            hovertemplate=f"%{{x}} readers, read_ahead_kb {ra}: %{{y:.0f}} MB/s<extra></extra>"))
+    return traces
+
+
+def style_measured(fig: go.Figure, record: dict) -> go.Figure:
+    apply_theme(fig, height=460)
+    _streams_axis(fig, "concurrent sequential readers (fio jobs, one request each)")
+    fig.update_yaxes(title="total read (MB/s)", type="log")
+    kind = record.get("device", {}).get("kind", "device")
+    fig.update_layout(title=f"Measured on a {kind}")
+    return legend_below(fig, rows=2)
+
+
+def measured_figure(record: dict, bs: str | None = None) -> go.Figure:
+    """:func:`measured_traces` for one request size (the record's first by default)."""
+    sizes = sorted({str(p.get("bs")) for p in record["summary"]["points"]})
+    fig = go.Figure(measured_traces(record, bs or sizes[0]))
+    return style_measured(fig, record)
