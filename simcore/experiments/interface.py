@@ -223,7 +223,7 @@ def read_ahead_policies(disk: str = DISK, n: int = 240, seed: int = 0) -> dict:
         "sequential": (ClosedWorkload(1, n, sequential, think_ms=1.0, seed=seed), 0),
         "random (local)": (ClosedWorkload(1, n, random_local, think_ms=2.0, seed=seed), 0),
         "mixed": (mixed_wl, 0),
-        "mixed, 128 KiB read-ahead protected": (mixed_wl, 128),
+        "mixed, protected": (mixed_wl, 128),
     }
     out: dict = {"policies": list(POLICIES), "workloads": list(loads), "hit_rate": {},
                  "mean_ms": {}, "mb_s": {}}

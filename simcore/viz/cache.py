@@ -69,19 +69,21 @@ def policies_figure(table: dict, workload: str) -> go.Figure:
 
 def contents_traces(samples: list[tuple[float, list[tuple[int, int, bool]], int]]
                     ) -> list[go.Scatter]:
-    """What the buffer holds over time (vertical bars of LBAs) and how far the program got.
+    """What the buffer holds beyond the program (vertical bars of LBAs) and how far it got.
 
     ``samples`` as :func:`simcore.host_io.hdparm_t` records them with ``sample_ms``:
     ``(time, [(start, end, dirty), ...], LBA the program has reached)``.
     """
     xs: list = []
     ys: list = []
-    for t, segs, _ in samples:
+    for t, segs, reached in samples:
         for a, b, _dirty in segs:
-            xs += [t, t, None]
-            ys += [a / 2048, b / 2048, None]
+            a = max(a, reached)  # only what the program does not have yet
+            if b > a:
+                xs += [t, t, None]
+                ys += [a / 2048, b / 2048, None]
     return [
-        go.Scatter(x=xs, y=ys, mode="lines", name="in the drive's buffer",
+        go.Scatter(x=xs, y=ys, mode="lines", name="read ahead, waiting in the drive's buffer",
                    line=dict(color=COLORS[2], width=4), hoverinfo="skip"),
         go.Scatter(x=[s[0] for s in samples], y=[s[2] / 2048 for s in samples], mode="lines",
                    name="data the program has", line=dict(color=COLORS[1], width=3),
