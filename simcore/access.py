@@ -130,8 +130,9 @@ class Mechanism:
         t = start_ms
         cyl, surface = head.cylinder, head.surface
         seek_total = rot_total = xfer_total = 0.0
-        t_first_lba = None
-        first_piece = True
+        b = self.bus_sector_ms
+        bus_end = 0.0  # reads: when the bus has sent everything, in LBA order
+        done = 0  # sectors of the request before this piece
         for piece in self.layout.pieces(lba, sectors):
             move = self.move_ms(cyl, surface, piece.cylinder, piece.surface, is_write)
             t += move
@@ -148,30 +149,39 @@ class Mechanism:
                 off = (q - first) % spt
                 if 0 < off < span:  # landed inside the run: one revolution reads it all
                     elapsed = wait + spt * st
-                    lba_order_start = t + wait + (spt - off) * st  # when the run's start comes round
+                    # sectors off.. are read first, 0..off-1 last: two runs in LBA order
+                    runs = ((off, span, t + wait + st), (0, off, t + wait + (spt - off + 1) * st))
                 else:
                     gap = ((first - q) % spt) * st
                     elapsed = wait + gap + span * st
-                    lba_order_start = t + wait + gap
+                    runs = ((0, span, t + wait + gap + st),)
             else:
                 wait = ((first - pos) % spt) * st
+                if wait > (spt - 1e-7) * st:  # arrived on the sector's edge: no lost turn
+                    wait = 0.0
                 elapsed = wait + span * st
-                lba_order_start = t + wait
+                runs = ((0, span, t + wait + st),)
+            if b and not is_write:
+                # the bus sends sector i no earlier than it is read and after sector i-1, so it
+                # ends at max_i(avail_i + (n - i) b); along a run that is linear in i, so the
+                # ends of each run decide it (slipped gaps inside a piece are ignored)
+                for k0, k1, avail0 in runs:
+                    last = min(k1, piece.count) - 1
+                    if last < k0:
+                        continue
+                    i0, i1 = done + k0, done + last
+                    bus_end = max(bus_end, avail0 + (sectors - i0) * b,
+                                  avail0 + (last - k0) * st + (sectors - i1) * b)
             transfer = span * st
             rot_total += elapsed - transfer
             xfer_total += transfer
-            if first_piece:
-                t_first_lba = lba_order_start
-                first_piece = False
+            done += piece.count
             t += elapsed
+        # writes: the data crosses the bus while the arm moves and the media waits for it;
+        # reads: the data leaves the buffer in LBA order, no sector before it is read
         interface = 0.0
-        if self.bus_sector_ms:
-            bus_total = sectors * self.bus_sector_ms
-            if is_write:  # data crosses the bus while the arm moves; media waits for it
-                interface = max(0.0, bus_total - (t - start_ms))
-            else:  # data leaves the buffer in LBA order while the media still reads
-                overlap = t - (t_first_lba if t_first_lba is not None else t)
-                interface = max(self.bus_sector_ms, bus_total - overlap)
+        if b:
+            interface = max(0.0, sectors * b - (t - start_ms)) if is_write else max(b, bus_end - t)
         return Access(seek_total, rot_total, xfer_total, interface, t + interface, cyl, surface)
 
     def plan(self, lba: int, sectors: int, is_write: bool, start_ms: float,

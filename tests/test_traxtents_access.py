@@ -1,4 +1,4 @@
-"""In-order bus delivery of a zero-latency read in :meth:`Mechanism.access` (owner: interface).
+"""In-order bus delivery of a zero-latency read in :meth:`Mechanism.access`.
 
 Schindler et al. 2002 §5.2: zero-latency disks "only send data over the bus
 in ascending LBN order". When the head lands ``off`` sectors into a track-
@@ -32,10 +32,6 @@ from simcore import traxtents as tx
 from simcore.access import HeadState
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "access.py lets the bus send a wrapped zero-latency run out of LBA order; fix described "
-    "in this module's docstring (owner: interface/cache developer). Remove this marker once "
-    "access.py delivers in order."))
 def test_wrapped_zero_latency_read_cannot_beat_in_order_delivery():
     mech = simcore.Mechanism(simcore.load_disk("atlas10k2"))
     start = tx.zone_track_starts(mech.layout, 0)[10]
