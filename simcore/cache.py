@@ -77,6 +77,9 @@ import numpy as np
 from .access import HeadState, Mechanism, Plan, PlanPiece
 from .profile import DiskProfile
 
+__all__ = ["CLEAN", "FLUSH", "POLICIES", "CacheConfig", "ReadService", "Segment", "SegmentCache",
+           "WriteService", "respect_arrivals"]
+
 CLEAN = 1 << 62  # ``Segment.dirty_from`` of a segment with nothing left to write
 FLUSH = "F"  # a request op: write every dirty sector to the platter (ATA FLUSH CACHE)
 POLICIES = ("none", "track", "cylinder", "segment", "zero", "on-arrival")

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import simpy
 
+__all__ = ["Channel"]
+
 
 class Channel:
     """One bus: a SimPy resource of capacity 1 plus accounting.

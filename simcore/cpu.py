@@ -20,6 +20,8 @@ from collections import defaultdict
 
 import simpy
 
+__all__ = ["IDLE", "IRQ", "KERNEL", "USER", "Cpu", "Hog"]
+
 IRQ, KERNEL, USER, IDLE = 0, 1, 2, 3
 
 

@@ -47,6 +47,9 @@ from .profile import DiskProfile
 from .profiles import load_disk
 from .records import READ, WRITE, Completed, Request
 
+__all__ = ["FileSystemCosts", "Host", "HostResult", "bonnie_read", "bonnie_write", "ext2_extents",
+           "hdparm_t", "one_request"]
+
 KIB_SECTORS = 2
 
 

@@ -34,6 +34,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+__all__ = ["CELERON_450", "FREE", "MODES", "PRD_MAX_BYTES", "HostCosts", "Mode", "Port", "mode",
+           "modes", "prd_table"]
+
 SECTOR_BYTES = 512
 WORDS_PER_SECTOR = SECTOR_BYTES // 2
 PRD_MAX_BYTES = 65536  # one PRD entry moves at most 64 KiB and never crosses a 64 KiB boundary
