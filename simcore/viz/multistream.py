@@ -96,10 +96,11 @@ def timeline_traces(log: Sequence, start_ms: float, window_ms: float,
 
 
 def style_timeline(fig: go.Figure, window_ms: float, streams: int = 100) -> go.Figure:
-    apply_theme(fig, height=460)
+    """Axes and theme of a timeline; the legend stays above the plot (a slider may sit below)."""
+    apply_theme(fig, height=480)
     fig.update_xaxes(title="time (ms)", range=[0, window_ms])
     fig.update_yaxes(title="stream (by position on the disk)", range=[-2, streams + 1])
-    return legend_below(fig, rows=1)
+    return fig
 
 
 def cliff_traces(seg: dict, segments: int, cache_kib: float = 8192) -> list[go.Scatter]:
@@ -123,10 +124,11 @@ def cliff_traces(seg: dict, segments: int, cache_kib: float = 8192) -> list[go.S
 
 
 def style_cliff(fig: go.Figure) -> go.Figure:
-    apply_theme(fig, height=440)
+    """Axes and theme of a cliff figure; the legend stays above the plot."""
+    apply_theme(fig, height=480)
     _streams_axis(fig)
     fig.update_yaxes(title="total throughput (MB/s)", rangemode="tozero")
-    return legend_below(fig, rows=2)
+    return fig
 
 
 def segment_size_figure(seg: dict, paper: dict | None = None) -> go.Figure:
@@ -246,12 +248,15 @@ def measured_traces(record: dict, bs: str) -> list[go.Scatter]:
 
 
 def style_measured(fig: go.Figure, record: dict) -> go.Figure:
-    apply_theme(fig, height=460)
+    """Axes and theme of a measured sweep (log throughput); the legend stays above the plot."""
+    apply_theme(fig, height=500)
+    fig.update_layout(margin=dict(t=130))
     _streams_axis(fig, "concurrent sequential readers (fio jobs, one request each)")
-    fig.update_yaxes(title="total read (MB/s)", type="log")
+    fig.update_yaxes(title="total read (MB/s)", type="log",
+                     tickvals=[1, 3, 10, 30, 100, 300, 1000, 3000, 10000])
     kind = record.get("device", {}).get("kind", "device")
     fig.update_layout(title=f"Measured on a {kind}")
-    return legend_below(fig, rows=2)
+    return fig
 
 
 def measured_figure(record: dict, bs: str | None = None) -> go.Figure:
