@@ -19,6 +19,7 @@ __all__ = [
     "cliff_traces",
     "controller_figure",
     "headline_figure",
+    "inset_slider",
     "measured_figure",
     "measured_traces",
     "memory_figure",
@@ -31,6 +32,13 @@ __all__ = [
 ]
 
 STREAM_TICKS = [1, 2, 5, 10, 20, 50, 100]
+
+
+def inset_slider(fig: go.Figure, inset: float = 0.1) -> go.Figure:
+    """Pull a static twin's slider in from both sides so that its end labels are not cut."""
+    if fig.layout.sliders:
+        fig.layout.sliders[0].update(x=inset, len=1 - 2 * inset)
+    return fig
 
 
 def _streams_axis(fig: go.Figure, title: str = "number of sequential streams") -> None:
@@ -89,7 +97,8 @@ def timeline_traces(log: Sequence, start_ms: float, window_ms: float,
         go.Scatter(x=miss_x, y=miss_y, mode="lines", name="media read (disk command)",
                    line=dict(color=COLORS[0], width=6),
                    hovertemplate="stream %{y} at %{x:.0f} ms<extra></extra>"),
-        go.Scatter(x=hit_x, y=hit_y, mode="lines", name="served from the drive's buffer",
+        go.Scatter(x=hit_x, y=hit_y, mode="lines",
+                   name="no new positioning (drive's buffer or read-ahead)",
                    line=dict(color=COLORS[2], width=6),
                    hovertemplate="stream %{y} at %{x:.0f} ms (buffer)<extra></extra>"),
     ]
