@@ -337,7 +337,7 @@ def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = No
     res["all_ok"] = all(c["ok"] for c in checks.values())
     res["paper"] = PAPER
     res["parameters"] = PARAMETERS
-    res["runs"] = runs
+    res["mb_s_by_run"] = {k: round(v, 3) for k, v in mb.items()}
     return res
 
 
