@@ -341,21 +341,29 @@ class Drive:
         n = len(ready)
         ready = ready.copy()
         idx = np.arange(n, dtype=float)
-        if self.port.hold == "transfer":  # one burst that never has to wait for the media
-            while True:
-                s = max(env.now, float(np.max(ready - idx * b)))
+        if self.port.hold == "transfer":
+            # bursts that never wait for the media; a read bigger than the segment goes in
+            # half-segment pieces, so the media can refill the ring behind them
+            cap = self.cache.cap
+            piece = n if n <= cap else max(1, cap // 2)
+            drained = np.empty(n)
+            k = 0
+            while k < n:
+                end = min(n, k + piece)
+                sub = np.arange(end - k, dtype=float)
+                s = max(env.now, float(np.max(ready[k:end] - sub * b)))
                 if s > env.now:
                     yield env.timeout(s - env.now)
                 with chan.request() as r:
                     yield r
                     s2 = env.now
-                    drained = s2 + (idx + 1) * b
-                    if not self._ring_stall(ready, drained, n) or s2 < s:
-                        if b * n > 0:
-                            yield env.timeout(b * n)
-                        chan.note(self.name, "data", s2, env.now)
-                        self._note("bus", s2, env.now)
-                        break
+                    drained[k:end] = s2 + (sub + 1) * b
+                    if b * (end - k) > 0:
+                        yield env.timeout(b * (end - k))
+                    chan.note(self.name, "data", s2, env.now)
+                    self._note("bus", s2, env.now)
+                k = end
+                self._ring_stall(ready, drained, k)
             return drained, ready
         t0 = env.now
         while True:
