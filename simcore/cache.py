@@ -182,11 +182,29 @@ class _Stream:
     def stop_lba(self) -> int:
         return self.lba + len(self.done)
 
-    def extend(self, plan: Plan) -> None:
+    def extend(self, plan: Plan, keep_from: int | None = None) -> None:
+        """Append a continuation; forget sectors before LBA ``keep_from`` (long streams)."""
+        if keep_from is not None and keep_from - self.lba > 4096:
+            self._trim(keep_from)
         n = len(self.done)
         self.done = np.concatenate([self.done, plan.done_ms])
         self.pieces.extend(p._replace(first=p.first + n) for p in plan.pieces)
         self.end_ms = plan.end_ms
+
+    def _trim(self, lba: int) -> None:
+        cut = min(lba - self.lba, len(self.done))
+        keep = [p for p in self.pieces if p.first >= cut]
+        if self.pieces and (not keep or keep[0].first > cut):  # the piece holding ``cut``
+            keep.insert(0, max((p for p in self.pieces if p.first <= cut),
+                               key=lambda p: p.first))
+        cut = keep[0].first if keep else cut
+        if cut <= 0:
+            return
+        last = self.pieces[-1]
+        self.head0 = (last.cylinder, last.surface) if not keep else self.head0
+        self.pieces = [p._replace(first=p.first - cut) for p in keep]
+        self.done = self.done[cut:]
+        self.lba += cut
 
     def position(self) -> HeadState:
         last = self.pieces[-1]
@@ -485,7 +503,7 @@ class SegmentCache:
         if want <= have:
             return
         plan = self.mech.plan(have, want - have, False, s.end_ms, s.position())
-        s.extend(plan)
+        s.extend(plan, keep_from=upto - 2 * self.cap)
         s.seg.end = want
         s.seg.start = max(s.seg.start, want - self.cap)
         head.cylinder, head.surface = plan.cylinder, plan.surface
@@ -657,7 +675,7 @@ class SegmentCache:
         if s is not None and s.kind == "write" and s.seg is seg and s.stop_lba == lba:
             plan = self.mech.plan(lba, sectors, True, s.end_ms, s.position())
             plan = plan._replace(done_ms=respect_arrivals(plan, arrive_ms, self.rev_ms))
-            s.extend(plan)
+            s.extend(plan, keep_from=lba - 2 * self.cap)
             s.end_ms = float(s.done[-1])
             head.cylinder, head.surface = plan.cylinder, plan.surface
         elif s is None or s.kind == "read":
