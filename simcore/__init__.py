@@ -6,9 +6,11 @@ flat records (:class:`Completed`) in a :class:`RunResult`.
 """
 
 from .access import Access, HeadState, Mechanism
+from .cache import FLUSH, CacheConfig, SegmentCache
 from .drive import Drive, HeadView
 from .engine import replay_validation, run, sweep
 from .errors import DisklabError, ProfileError, RequestError, TraceError
+from .interface import Port, mode
 from .layout import SECTOR_BYTES, Layout, PhysicalAddress, TrackPiece
 from .mechanics import (
     FourPhaseSeek,
@@ -38,10 +40,12 @@ from .workloads import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "FLUSH",
     "READ",
     "SECTOR_BYTES",
     "WRITE",
     "Access",
+    "CacheConfig",
     "ClosedWorkload",
     "Completed",
     "DiskProfile",
@@ -55,6 +59,7 @@ __all__ = [
     "Mechanism",
     "OpenWorkload",
     "PhysicalAddress",
+    "Port",
     "ProfileError",
     "Request",
     "RequestError",
@@ -62,6 +67,7 @@ __all__ = [
     "SeekCurve",
     "SeekPhases",
     "SeekSpec",
+    "SegmentCache",
     "TableSeek",
     "ThreePointSeek",
     "TraceError",
@@ -74,6 +80,7 @@ __all__ = [
     "list_disks",
     "load_disk",
     "mean_rotational_latency_ms",
+    "mode",
     "random_closed",
     "random_open",
     "replay_validation",

@@ -27,6 +27,8 @@ def _scenarios(quick: bool):
            lambda: random_closed(cap, 16, max(1, n // 16 // 4), size_kib=4, seed=2), "sstf")
     yield ("sequential-64k-atlas10k", atlas,
            lambda: sequential_open(0, n // 4, size_kib=64), "fcfs")
+    yield ("sequential-64k-atlas10k-drive-cache", atlas,
+           lambda: sequential_open(0, n // 8, size_kib=64), ("fcfs", True))
     modern = Mechanism(load_disk("modern7200"))
     yield ("random-4k-fcfs-modern7200", modern,
            lambda: random_open(modern.layout.capacity, n // 2, rate_per_s=60.0, size_kib=4,
@@ -44,8 +46,9 @@ def main(args) -> int:
     rows = []
     for name, mech, make, sched in _scenarios(args.quick):
         workload = make()
+        sched, cache = sched if isinstance(sched, tuple) else (sched, None)
         t0 = time.perf_counter()
-        result = run(mech, workload, sched)
+        result = run(mech, workload, sched, cache=cache)
         wall = time.perf_counter() - t0
         s = result.summary()
         rows.append({"scenario": name, "requests": len(result), "wall_s": wall,
