@@ -180,12 +180,12 @@ def zipf_open(capacity: int, n: int, rate_per_s: float, alpha: float = 1.0, regi
 
 
 # -- the database-like recipe -----------------------------------------------------------------
-def database_like(capacity: int, duration_s: float = 3600.0, rate_per_s: float = 45.0,
-                  seed: int | np.random.Generator | None = 0, regions: int = 12,
-                  region_sectors: int = 240_000, alpha: float = 1.1, region_alpha: float = 0.6,
-                  phase_requests: float = 120.0, log_fraction: float = 0.10,
-                  scatter_fraction: float = 0.08, read_fraction: float = 0.64,
-                  burst_mean: float = 3.0, burst_gap_ms: float = 2.0,
+def database_like(capacity: int, duration_s: float = 3600.0, rate_per_s: float = 110.0,
+                  seed: int | np.random.Generator | None = 0, regions: int = 16,
+                  region_sectors: int = 250_000, alpha: float = 1.3, region_alpha: float = 0.5,
+                  phase_requests: float = 120.0, cold_fraction: float = 0.10,
+                  log_fraction: float = 0.0, scatter_fraction: float = 0.02,
+                  read_fraction: float = 0.58, burst_mean: float = 3.0, burst_gap_ms: float = 2.0,
                   drift_fraction: float = 0.05, drift_period_ms: float = 15 * MINUTE_MS,
                   page_kib: float = 8.0) -> OpenWorkload:
     """OLTP-like: small 8 KiB pages in clustered tables, mixed reads and writes.
@@ -197,10 +197,15 @@ def database_like(capacity: int, duration_s: float = 3600.0, rate_per_s: float =
       (mean ``phase_requests``) before moving to another, chosen by
       Zipf(``region_alpha``) (seed 003 §3.6: accesses "concentrate on a
       particular region of disk before moving off to another region");
-    - ``log_fraction`` of requests are sequential log writes in a log region,
-      ``scatter_fraction`` are uniform over the disk (cold tables);
-    - the data-page requests are reads with probability ``read_fraction``
-      (with the log writes, about 57% reads overall, seed 003 Table 2.3);
+    - ``cold_fraction`` of a region's accesses are uniform over the region (rows
+      of a large table), the rest Zipf (indexes, hot rows): after a
+      reorganization "20-50% of the subsequent block requests were not in the
+      hot zone" (seed 003 §3.3);
+    - ``scatter_fraction`` of requests are uniform over the disk (cold tables);
+      ``log_fraction`` (0 by default: the seed shows no log stream) are
+      sequential log writes in a log region;
+    - data-page requests are reads with probability ``read_fraction`` (58%,
+      seed 003 Table 2.3: 57.68% on EXT2);
     - arrivals come in bursts (mean ``burst_mean`` requests, ``burst_gap_ms`` apart).
 
     ``MATCHES["database_like"]`` lists what this matches in the seed.
@@ -238,7 +243,9 @@ def database_like(capacity: int, duration_s: float = 3600.0, rate_per_s: float =
         sel = np.flatnonzero((period == p) & ~is_log & ~is_scatter)
         for r in np.unique(region[sel]):
             s = sel[region[sel] == r]
-            lba[s] = starts[r] + pop[r].sample(len(s)) * page
+            cold = rng.random(len(s)) < cold_fraction
+            lba[s[~cold]] = starts[r] + pop[r].sample(int((~cold).sum())) * page
+            lba[s[cold]] = starts[r] + rng.integers(0, pages, size=int(cold.sum())) * page
     sc = np.flatnonzero(is_scatter)
     lba[sc] = rng.integers(0, (capacity - page) // page, size=len(sc)) * page
     lg = np.flatnonzero(is_log)
@@ -248,11 +255,12 @@ def database_like(capacity: int, duration_s: float = 3600.0, rate_per_s: float =
 
 
 # -- the email-like recipe ---------------------------------------------------------------------
-def email_like(capacity: int, duration_s: float = 3600.0, users: int = 3000,
-               seed: int | np.random.Generator | None = 0, check_min: tuple[float, float] = (16.0, 30.0),
-               fragments: float = 3.0, fragment_kib: float = 64.0, locality_sectors: int = 20_000,
-               burst_max: int = 3, burst_gap_ms: float = 2.0, pause_ms: float = 40.0,
-               delivery_per_s: float = 0.25, other_per_s: float = 0.3) -> OpenWorkload:
+def email_like(capacity: int, duration_s: float = 3600.0, users: int = 2500,
+               seed: int | np.random.Generator | None = 0,
+               check_min: tuple[float, float] = (15.0, 20.0), fragments: float = 4.0,
+               fragment_kib: float = 64.0, locality_sectors: int = 20_000, burst_max: int = 3,
+               burst_gap_ms: float = 2.0, pause_ms: float = 40.0, delivery_per_s: float = 0.25,
+               other_per_s: float = 0.3) -> OpenWorkload:
     """A mail server: users check their mailbox every so often and read it whole.
 
     - each of ``users`` has a directory at a random place and a mailbox of a

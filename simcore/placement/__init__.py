@@ -43,10 +43,12 @@ from .remap import (
     PlanContext,
     fold,
     identity_plan,
+    record_columns,
     rewrite,
     seek_distances,
 )
 from .sequential import Sequential
+from .service import boundary_safe, cylinders
 from .zones import Zones, place_groups, place_units
 
 
@@ -77,7 +79,9 @@ __all__ = [
     "References",
     "Sequential",
     "Zones",
+    "boundary_safe",
     "build_runs",
+    "cylinders",
     "edge_arrays",
     "edge_weights",
     "fold",
@@ -88,6 +92,7 @@ __all__ = [
     "original",
     "place_groups",
     "place_units",
+    "record_columns",
     "reserved_area",
     "rewrite",
     "seek_distances",

@@ -356,17 +356,20 @@ def _pieces(refs: References, phys_units: np.ndarray) -> tuple[np.ndarray, ...]:
 
 
 def _assemble(reqs: list[Request], pieces, mig):
-    ra_t = np.fromiter((r.arrival_ms for r in reqs), float, len(reqs))
+    n_req = len(reqs)
+    ra_t = np.fromiter((r.arrival_ms for r in reqs), float, n_req)
+    ra_w = np.fromiter((r.op == WRITE for r in reqs), bool, n_req)
+    ra_c = np.fromiter((r.client for r in reqs), np.int64, n_req)
     if pieces:
         parent = np.concatenate([p[0] for p in pieces])
         lba = np.concatenate([p[1] for p in pieces])
         sec = np.concatenate([p[2] for p in pieces])
     else:
         parent = lba = sec = np.zeros(0, np.int64)
-    t = ra_t[parent] if len(parent) else np.zeros(0)
+    t = ra_t[parent]
+    w = ra_w[parent]
+    cl = ra_c[parent]
     kind = np.ones(len(parent), np.int8)  # foreground after migration at equal times
-    ops = [reqs[i].op for i in parent.tolist()]
-    clients = [reqs[i].client for i in parent.tolist()]
     if mig:
         mt = np.concatenate([m[0] for m in mig])
         src = np.concatenate([m[1] for m in mig])
@@ -379,11 +382,13 @@ def _assemble(reqs: list[Request], pieces, mig):
         sec = np.concatenate([sec, msec, msec])
         parent = np.concatenate([parent, np.full(2 * n, -1)])
         kind = np.concatenate([kind, np.zeros(2 * n, np.int8)])
-        ops = ops + [READ] * n + [WRITE] * n
-        clients = clients + [MIGRATION_CLIENT] * (2 * n)
+        w = np.concatenate([w, np.zeros(n, bool), np.ones(n, bool)])
+        cl = np.concatenate([cl, np.full(2 * n, MIGRATION_CLIENT)])
     order = np.lexsort((np.arange(len(t)), kind, t))
-    out = [Request(i, float(t[j]), ops[j], int(lba[j]), int(sec[j]), clients[j])
-           for i, j in enumerate(order.tolist())]
+    ops = np.where(w[order], WRITE, READ).tolist()
+    out = [Request(i, a, o, b, c, d) for i, (a, o, b, c, d) in enumerate(zip(
+        t[order].tolist(), ops, lba[order].tolist(), sec[order].tolist(), cl[order].tolist(),
+        strict=True))]
     return out, parent[order]
 
 
@@ -465,30 +470,38 @@ def _coalesce(extents, unit_sectors: int, max_io_sectors: int):
 
 
 # -- reading the results back --------------------------------------------------------------
-def fold(records: Sequence[Completed], placed: Placed) -> dict[str, np.ndarray]:
+def record_columns(records: Sequence[Completed]) -> dict[str, np.ndarray]:
+    """The records as columns, one pass (ids, times, parts, lba, sectors, client)."""
+    if not records:
+        return {name: np.zeros(0) for name in Completed._fields}
+    cols = list(zip(*records, strict=True))
+    return {name: np.asarray(cols[i]) for i, name in enumerate(Completed._fields)
+            if name not in ("op", "cache_hit")}
+
+
+def fold(records: Sequence[Completed] | dict, placed: Placed) -> dict[str, np.ndarray]:
     """Per logical request: arrival, finish (last piece), response and summed service parts.
 
+    ``records`` may be a run's records or :func:`record_columns` of them.
     Records of migration I/Os are left out (they are reported by ``placed.windows``).
     """
+    cols = records if isinstance(records, dict) else record_columns(records)
     n = len(placed.logical.requests)
-    recs = sorted(records, key=lambda r: r.id)
-    if len(recs) != len(placed.parent):
+    if len(cols["id"]) != len(placed.parent):
         raise ValueError("the records do not belong to this placed workload "
-                         f"({len(recs)} records, {len(placed.parent)} physical requests)")
-    parent = placed.parent
+                         f"({len(cols['id'])} records, {len(placed.parent)} physical requests)")
+    order = np.argsort(cols["id"], kind="stable")
+    parent = placed.parent[cols["id"][order]]
     fg = parent >= 0
     p = parent[fg]
-    fin = np.fromiter((r.finish_ms for r in recs), float, len(recs))[fg]
     arrival = np.full(n, np.nan)
     finish = np.full(n, -np.inf)
-    np.maximum.at(finish, p, fin)
-    arr = np.fromiter((r.arrival_ms for r in recs), float, len(recs))[fg]
-    arrival[p] = arr
+    np.maximum.at(finish, p, cols["finish_ms"][order][fg])
+    arrival[p] = cols["arrival_ms"][order][fg]
     out = {"arrival_ms": arrival, "finish_ms": finish, "response_ms": finish - arrival}
     for part in ("seek_ms", "rotation_ms", "transfer_ms", "queue_ms"):
-        col = np.fromiter((getattr(r, part) for r in recs), float, len(recs))[fg]
         acc = np.zeros(n)
-        np.add.at(acc, p, col)
+        np.add.at(acc, p, cols[part][order][fg])
         out[part] = acc
     return out
 
@@ -519,6 +532,7 @@ __all__ = [
     "WindowStats",
     "fold",
     "identity_plan",
+    "record_columns",
     "rewrite",
     "seek_distances",
 ]

@@ -18,6 +18,8 @@ the tolerance is fixed there this wrapper changes nothing.)
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..access import Mechanism
 from ..records import WRITE
 
@@ -36,3 +38,17 @@ def boundary_safe(mech: Mechanism, nudge_ms: float = NUDGE_MS):
                                 head), False
 
     return service
+
+
+def cylinders(layout, lbas) -> np.ndarray:
+    """Cylinder of each LBA, vectorized (layouts without slipped sectors; else one by one)."""
+    lbas = np.asarray(lbas, dtype=np.int64)
+    prof = layout.profile
+    if any(z.slips for z in prof.zones):
+        return np.fromiter((layout.cylinder_of(int(x)) for x in lbas), np.int64, len(lbas))
+    starts = np.array([layout.zone_lba_range(z)[0] for z in range(layout.zone_count)])
+    per_cyl = np.array([layout.sectors_per_track(z) * layout.surfaces
+                        for z in range(layout.zone_count)])
+    cyl0 = np.array([z.first_cylinder for z in prof.zones])
+    z = np.searchsorted(starts, lbas, side="right") - 1
+    return cyl0[z] + (lbas - starts[z]) // per_cyl[z]
