@@ -179,6 +179,32 @@ def zipf_open(capacity: int, n: int, rate_per_s: float, alpha: float = 1.0, regi
                         name=f"zipf({alpha:g}) x{regions} regions")
 
 
+def hot_set_open(capacity: int, n: int, rate_per_s: float, hot_fraction: float = 0.9,
+                 hot_blocks: int = 2000, size_kib: float = 4.0, alpha: float = 1.0,
+                 read_fraction: float = 1.0,
+                 seed: int | np.random.Generator | None = 0) -> OpenWorkload:
+    """Independent references: with probability ``hot_fraction`` one of ``hot_blocks``
+    blocks (Zipf(``alpha``) among them, scattered over the disk), else a uniform block.
+
+    This is the reference model under which organ pipe is optimal (seed 000 §4.1:
+    "an independent random process with a known fixed distribution"); blocks are
+    ``size_kib`` and aligned to their size. Poisson arrivals.
+    """
+    rng = as_rng(seed)
+    sectors = max(1, round(size_kib * 2))
+    slots = capacity // sectors
+    hot = rng.choice(slots, size=hot_blocks, replace=False)
+    w = 1.0 / np.arange(1, hot_blocks + 1) ** alpha
+    cdf = np.cumsum(w) / w.sum()
+    t = np.cumsum(rng.exponential(1000.0 / rate_per_s, size=n))
+    is_hot = rng.random(n) < hot_fraction
+    rank = np.minimum(np.searchsorted(cdf, rng.random(n), side="right"), hot_blocks - 1)
+    block = np.where(is_hot, hot[rank], rng.integers(0, slots, size=n))
+    reads = rng.random(n) < read_fraction
+    return OpenWorkload(_requests(t, reads, block * sectors, np.full(n, sectors)),
+                        name=f"hot set {hot_fraction:.0%} of {size_kib:g} KiB")
+
+
 # -- the database-like recipe -----------------------------------------------------------------
 def database_like(capacity: int, duration_s: float = 3600.0, rate_per_s: float = 110.0,
                   seed: int | np.random.Generator | None = 0, regions: int = 16,
@@ -347,6 +373,7 @@ __all__ = [
     "bursty_arrivals",
     "database_like",
     "email_like",
+    "hot_set_open",
     "place_regions",
     "zipf_open",
 ]
