@@ -133,7 +133,7 @@ def real(streams: int = 100, host: Any = "direct", quick: bool = False, seed: in
          **kw) -> dict:
     """One Chapter-5 run (the real system on the WD800JD profile); returns its summary."""
     window, warm = _windows(quick)
-    if streams <= 2:  # one or two streams settle at once (and long ones are slow to simulate)
+    if streams <= 2:  # one or two streams settle at once
         window, warm = min(window, 1_500.0), 500.0
     args = dict(disk=DISK, streams=streams, request_kib=REQUEST_KIB, starts="even",
                 order="random", host=host, cache=True, client_rtt_ms=CLIENT_RTT_MS,
