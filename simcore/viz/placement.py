@@ -1,0 +1,160 @@
+"""Figures for "Where data lives: placement and rearrangement".
+
+Builders read the dicts returned by the ``placement`` and ``hot-data-home``
+experiments (or workloads) and return plotly traces or figures; the static
+twins in the book and the live explorer (:mod:`simcore.widgets.placement`)
+share them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .theme import COLORS, apply_theme
+from .traces import heat_map_trace
+
+ZONED = {"FREQZ": ("FREQNC", COLORS[0]), "ALIZ": ("ALIS", COLORS[1])}
+
+
+def _fmt_spacing(x: int) -> str:
+    return f"{x // 1_000_000}M" if x >= 1_000_000 else f"{x // 1000}k"
+
+
+def spacing_traces(result: dict, workload: str, paper: bool = True) -> list[go.Scatter]:
+    """Improvement (%) against zone spacing for FREQZ and ALIZ, with their single-zone
+    counterparts as dashed lines and the thesis's points as open markers."""
+    imp = result[workload]["improvement_pct"]
+    xs = result["spacings"]
+    out = []
+    for key, (single, color) in ZONED.items():
+        out.append(go.Scatter(x=xs, y=[imp[key][str(x)] for x in xs], mode="lines+markers",
+                              name=key, line=dict(color=color, width=3),
+                              hovertemplate="%{x:,} sectors: %{y:.1f}%<extra>" + key + "</extra>"))
+        out.append(go.Scatter(x=[xs[0], xs[-1]], y=[imp[single]] * 2, mode="lines",
+                              name=f"{single} (one zone)", line=dict(color=color, dash="dash")))
+        if paper:
+            p = result["paper"][workload]["improvement_pct"].get(key, {})
+            px = sorted(int(k) for k in p)
+            out.append(go.Scatter(x=px, y=[p[str(k)] for k in px], mode="markers",
+                                  name=f"{key}, thesis", marker=dict(color=color, symbol="circle-open",
+                                                                     size=11, line=dict(width=2))))
+    return out
+
+
+def style_spacing(fig: go.Figure, workload: str, ymin: float | None = None) -> go.Figure:
+    fig.update_xaxes(type="log", title="zone spacing x (sectors, log scale)")
+    fig.update_yaxes(title="improvement over the original layout (%)",
+                     range=[ymin, None] if ymin is not None else None)
+    fig.add_hline(y=0, line=dict(color="#888", width=1))
+    fig.update_layout(title=f"{workload.capitalize()}-like trace: improvement against zone spacing")
+    return apply_theme(fig, height=460)
+
+
+def technique_bars(result: dict, workload: str, clip: float = -100.0) -> list[go.Bar]:
+    """Improvement per technique: single-zone ones, and the best spacing of each zoned one.
+    Bars below ``clip`` are drawn at ``clip`` and labelled with their value."""
+    imp = result[workload]["improvement_pct"]
+    names, vals = [], []
+    for k, v in imp.items():
+        if isinstance(v, dict):
+            best = max(v, key=v.get)
+            names.append(f"{k}({_fmt_spacing(int(best))})")
+            vals.append(v[best])
+        else:
+            names.append(k)
+            vals.append(v)
+    shown = [max(v, clip) for v in vals]
+    colors = [COLORS[2] if v >= 0 else COLORS[1] for v in vals]
+    return [go.Bar(x=names, y=shown, marker_color=colors, text=[f"{v:.1f}%" for v in vals],
+                   textposition="outside", cliponaxis=False, showlegend=False,
+                   hovertemplate="%{x}: %{text}<extra></extra>")]
+
+
+def style_bars(fig: go.Figure, workload: str, clip: float = -100.0) -> go.Figure:
+    fig.update_yaxes(title="improvement over the original (%)", range=[clip - 15, None])
+    fig.update_layout(title=f"{workload.capitalize()}-like trace: each technique "
+                            "(zoned ones at their best spacing)")
+    return apply_theme(fig, height=440)
+
+
+def seek_histogram_traces(result: dict, workload: str, keys: Sequence[str]) -> list[go.Bar]:
+    """Share of seeks in each distance band (cylinders), one bar series per layout."""
+    edges = list(result["seek_edges_cylinders"])
+    labels = []
+    for a, b in zip(edges, [*edges[1:], None], strict=True):
+        labels.append(f"{a}+" if b is None else (str(a) if b == a + 1 else f"{a}-{b - 1}"))
+    out = []
+    detail = result[workload]["detail"]
+    for k, key in enumerate(keys):
+        h = np.asarray(detail[key]["seek_histogram"], float)
+        out.append(go.Bar(x=labels, y=h / max(h.sum(), 1.0), name=key,
+                          marker_color=COLORS[k % len(COLORS)]))
+    return out
+
+
+def style_seeks(fig: go.Figure) -> go.Figure:
+    fig.update_xaxes(title="seek distance (cylinders)", type="category")
+    fig.update_yaxes(title="share of requests", tickformat=".0%")
+    fig.update_layout(title="How far the arm moves", barmode="group")
+    return apply_theme(fig)
+
+
+def before_after_figure(logical, physical, capacity: int, titles=("original layout", "after"),
+                        lba_bins: int = 80, time_bins: int = 48) -> go.Figure:
+    """Two heat maps (address against time): the trace as written, and as the disk saw it."""
+    a = heat_map_trace(logical, capacity, lba_bins, time_bins, showscale=False)
+    b = heat_map_trace(physical, capacity, lba_bins, time_bins, showscale=True)
+    zmax = max(float(np.max(a.z)), float(np.max(b.z)))
+    a.zmax = b.zmax = zmax
+    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, shared_yaxes=True,
+                        horizontal_spacing=0.04)
+    fig.add_trace(a, 1, 1)
+    fig.add_trace(b, 1, 2)
+    fig.update_yaxes(autorange="reversed", title_text="address (million sectors)", row=1, col=1)
+    fig.update_xaxes(title_text="time (minutes)")
+    return apply_theme(fig, height=430)
+
+
+def home_traces(home: dict, disk: str, case: str) -> list[go.Scatter]:
+    """Response time against where the reserved area sits (0 = outer edge), with its parts."""
+    per = home["disks"][disk]
+    c = per["cases"][case]
+    xs = home["positions"]
+    return [
+        go.Scatter(x=xs, y=c["response_ms"], mode="lines+markers", name="mean response",
+                   line=dict(color=COLORS[0], width=3)),
+        go.Scatter(x=xs, y=c["seek_ms"], mode="lines+markers", name="of which seek",
+                   line=dict(color=COLORS[1], dash="dot")),
+        go.Scatter(x=xs, y=c["transfer_ms"], mode="lines+markers", name="of which transfer",
+                   line=dict(color=COLORS[2], dash="dot")),
+    ]
+
+
+def style_home(fig: go.Figure, home: dict, disk: str) -> go.Figure:
+    mid = home["disks"][disk]["middle_cylinder_lba_fraction"]
+    fig.add_vline(x=0.5, line=dict(color="#555", dash="dash"),
+                  annotation_text="middle of the data", annotation_position="top left")
+    fig.add_vline(x=mid, line=dict(color="#999", dash="dot"),
+                  annotation_text="middle cylinder", annotation_position="top right")
+    fig.update_xaxes(title="where the hot area sits (fraction of the addresses; 0 = outer edge)",
+                     range=[-0.03, 1.03])
+    fig.update_yaxes(title="ms per request", rangemode="tozero")
+    fig.update_layout(title=f"Where should the hot data live? ({disk})")
+    return apply_theme(fig, height=460)
+
+
+def organ_pipe_figure(heats: Sequence[float], slots: Sequence[int | None]) -> go.Figure:
+    """Bars of heat by slot after organ-pipe placement (the hottest in the middle)."""
+    y = [heats[i] if i is not None else 0 for i in slots]
+    fig = go.Figure(go.Bar(x=list(range(len(slots))), y=y, marker_color=COLORS[0],
+                           text=[str(i) if i is not None else "" for i in slots],
+                           textposition="outside", showlegend=False))
+    fig.update_xaxes(title="slot (cylinder)", dtick=1)
+    fig.update_yaxes(title="references")
+    fig.update_layout(title="Organ pipe: the hottest in the middle, cooler ones alternately "
+                            "either side")
+    return apply_theme(fig, height=360)
