@@ -134,16 +134,26 @@ def home_traces(home: dict, disk: str, case: str) -> list[go.Scatter]:
     ]
 
 
-def style_home(fig: go.Figure, home: dict, disk: str) -> go.Figure:
+def home_layout(home: dict, disk: str) -> dict:
+    """Title and the two reference lines (middle of the data, middle cylinder) for one disk."""
     mid = home["disks"][disk]["middle_cylinder_lba_fraction"]
-    fig.add_vline(x=0.5, line=dict(color="#555", dash="dash"),
-                  annotation_text="middle of the data", annotation_position="top left")
-    fig.add_vline(x=mid, line=dict(color="#999", dash="dot"),
-                  annotation_text="middle cylinder", annotation_position="top right")
+    line = dict(type="line", xref="x", yref="paper", y0=0, y1=1)
+    return {
+        "title": f"Where should the hot data live? ({disk})",
+        "shapes": [dict(line, x0=0.5, x1=0.5, line=dict(color="#555", dash="dash")),
+                   dict(line, x0=mid, x1=mid, line=dict(color="#999", dash="dot"))],
+        "annotations": [dict(x=0.5, y=1.0, xref="x", yref="paper", text="middle of the data",
+                             showarrow=False, xanchor="right", yanchor="bottom"),
+                        dict(x=mid, y=1.0, xref="x", yref="paper", text="middle cylinder",
+                             showarrow=False, xanchor="left", yanchor="bottom")],
+    }
+
+
+def style_home(fig: go.Figure, home: dict, disk: str) -> go.Figure:
+    fig.update_layout(home_layout(home, disk))
     fig.update_xaxes(title="where the hot area sits (fraction of the addresses; 0 = outer edge)",
                      range=[-0.03, 1.03])
     fig.update_yaxes(title="ms per request", rangemode="tozero")
-    fig.update_layout(title=f"Where should the hot data live? ({disk})")
     return apply_theme(fig, height=460)
 
 
@@ -158,3 +168,28 @@ def organ_pipe_figure(heats: Sequence[float], slots: Sequence[int | None]) -> go
     fig.update_layout(title="Organ pipe: the hottest in the middle, cooler ones alternately "
                             "either side")
     return apply_theme(fig, height=360)
+
+
+def before_after_frames(logical, physicals: dict, capacity: int, label: str = "layout",
+                        lba_bins: int = 80, time_bins: int = 48) -> go.Figure:
+    """:func:`before_after_figure` with a slider over several rewritten versions."""
+    names = list(physicals)
+    figs = {n: before_after_figure(logical, physicals[n], capacity, ("as written", n),
+                                   lba_bins, time_bins) for n in names}
+    zmax = max(float(np.max(t.z)) for f in figs.values() for t in f.data)
+    for f in figs.values():
+        for t in f.data:
+            t.zmax = zmax
+    fig = go.Figure(figs[names[0]])
+    fig.frames = [go.Frame(data=list(figs[n].data), name=n,
+                           layout={"annotations": [{**a.to_plotly_json(), "text": t}
+                                                   for a, t in zip(figs[n].layout.annotations,
+                                                                   ("as written", n),
+                                                                   strict=True)]})
+                  for n in names]
+    steps = [dict(method="animate", label=n,
+                  args=[[n], dict(mode="immediate", frame=dict(duration=0, redraw=True),
+                                  transition=dict(duration=0))]) for n in names]
+    fig.update_layout(sliders=[dict(active=0, currentvalue=dict(prefix=f"{label}: "),
+                                    pad=dict(t=50), steps=steps)])
+    return fig
