@@ -79,10 +79,11 @@ def _open(browser, url):
             r.abort()
 
     page.route("**/*", route)
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error"
+            and "favicon.ico" not in (m.location or {}).get("url", "") else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400
-            else None)
+    page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}")
+            if r.status >= 400 and not r.url.endswith("favicon.ico") else None)
     page.goto(url, wait_until="load")
     # wait for MathJax (when the page has math) to finish typesetting
     page.wait_for_function(
