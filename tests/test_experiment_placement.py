@@ -84,3 +84,12 @@ def test_hot_data_home_answer(home):
     assert big["winner"] == "outer"  # transfer time dominates: the fast zone wins
     assert home["answer"]["outer_wins_in"]
     assert "middle" in home["answer"]["verdict"]
+
+
+def test_raid_shrinks_the_zone_benefit():
+    """Note 003 §6.4: on a 9-disk RAID-5 (array-level zones) the zone benefit shrinks."""
+    from simcore.experiments import placement as exp
+
+    r = exp.raid(quick=True, stripes=(512,), spacings=(50_000, 300_000))
+    assert r["targets"]["zone_benefit_shrinks_on_raid"]
+    assert r["raid"]["512"]["improvement_pct"]["ALIZ(300000)"] < 0  # one zone, few disks
