@@ -65,8 +65,8 @@ def test_email_frequency_does_nothing_runs_help(result):
 
 def test_email_has_no_reuse_the_database_has(result):
     """Note 003 §6.8: the reuse statistic tells whether FREQZ can help."""
-    assert result["email"]["trace"]["reuse_fraction"] < 0.05
-    assert result["database"]["trace"]["reuse_fraction"] > 0.1
+    assert result["figure"]["trace"]["email"]["reuse_fraction"] < 0.05
+    assert result["figure"]["trace"]["database"]["reuse_fraction"] > 0.1
 
 
 @pytest.fixture(scope="module")

@@ -246,7 +246,10 @@ def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = No
         stats = trace_stats.summarize(wl, window_ms=s["interval_ms"])
         stats.pop("size_kib", None)
         out[name] = {"original_ms": round(b, 3), "mean_response_ms": ms,
-                     "improvement_pct": imp, "detail": detail, "trace": stats}
+                     "improvement_pct": imp}
+        figure = out.setdefault("figure", {"detail": {}, "trace": {}})
+        figure["detail"][name] = detail
+        figure["trace"][name] = stats
     out["targets"] = targets(out)
     out["paper"] = PAPER
     return out

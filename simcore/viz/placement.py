@@ -88,7 +88,7 @@ def seek_histogram_traces(result: dict, workload: str, keys: Sequence[str]) -> l
     for a, b in zip(edges, [*edges[1:], None], strict=True):
         labels.append(f"{a}+" if b is None else (str(a) if b == a + 1 else f"{a}-{b - 1}"))
     out = []
-    detail = result[workload]["detail"]
+    detail = result["figure"]["detail"][workload]
     for k, key in enumerate(keys):
         h = np.asarray(detail[key]["seek_histogram"], float)
         out.append(go.Bar(x=labels, y=h / max(h.sum(), 1.0), name=key,

@@ -65,7 +65,7 @@ class ZoneExplorer(w.VBox):
         self.result = exp.measure(wl, policy, interval)
         base = self._base[name]
         fake = {"seek_edges_cylinders": exp.SEEK_EDGES,
-                name: {"detail": {"original": base, policy.name: self.result}}}
+                "figure": {"detail": {name: {"original": base, policy.name: self.result}}}}
         with self.seeks.batch_update():
             self.seeks.data = []
             for tr in seek_histogram_traces(fake, name, ["original", policy.name]):
