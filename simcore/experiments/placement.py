@@ -78,7 +78,7 @@ def settings(quick: bool) -> dict[str, Any]:
     if quick:
         return {"duration_s": 360.0, "interval_ms": 120_000.0, "spacings": QUICK_SPACINGS,
                 "single": QUICK_SINGLE}
-    return {"duration_s": 2700.0, "interval_ms": 15 * 60_000.0, "spacings": SPACINGS,
+    return {"duration_s": 2250.0, "interval_ms": 15 * 60_000.0, "spacings": SPACINGS,
             "single": SINGLE}
 
 
