@@ -51,7 +51,9 @@ MATCHES = {
         "matches": [
             "more than 96% reads (seed 003 Table 2.1: 96.16-97.83%)",
             "reads mostly 64 KiB, writes small (seed 003 §2.5: peak at 64 KB; writes < 8 KB)",
-            "bursts of at most 3 requests under the 10 ms rule (seed 003 §2.6)",
+            "bursts of at most 3 requests under the 10 ms rule (seed 003 §2.6): a check is read "
+            "in bursts of <= 3; over 95% of bursts are, the rest are two users' checks that "
+            "meet within 10 ms",
             "little reuse within a 15-minute window: a mailbox is read about once per "
             "check, checks are minutes apart (seed 003 §3.6: 'very little temporal locality')",
             "small locality regions: a mailbox's pieces lie close to its owner's directory "
