@@ -393,14 +393,13 @@ def _assemble(reqs: list[Request], pieces, mig):
 
 
 def _carry_dirty(old: Plan, new: Plan, dirty: set[int]) -> set[int]:
-    """Dirty copies that stay where they are remain dirty; everything else is clean now."""
+    """A dirty copy that stays relocated (here or copied to a new place) stays dirty: the home
+    copy is still stale. Dropped copies were written back and are clean."""
     if not dirty or not isinstance(old, BlockMap) or not isinstance(new, BlockMap):
         return set()
     d = np.fromiter(dirty, np.int64, len(dirty))
-    op, oh = old.lookup(d)
-    np_, nh = new.lookup(d)
-    keep = oh & nh & (op == np_)
-    return set(d[keep].tolist())
+    _, nh = new.lookup(d)
+    return set(d[nh].tolist())
 
 
 def _migration(old: Plan, new: Plan, dirty: set[int], cap_units: int):
