@@ -35,7 +35,8 @@ def spacing_traces(result: dict, workload: str, paper: bool = True) -> list[go.S
                               name=key, line=dict(color=color, width=3),
                               hovertemplate="%{x:,} sectors: %{y:.1f}%<extra>" + key + "</extra>"))
         out.append(go.Scatter(x=[xs[0], xs[-1]], y=[imp[single]] * 2, mode="lines",
-                              name=f"{single} (one zone)", line=dict(color=color, dash="dash")))
+                              name=f"{single} (one zone): {imp[single]:+.0f}%",
+                              line=dict(color=color, dash="dash")))
         if paper:
             p = result["paper"][workload]["improvement_pct"].get(key, {})
             px = sorted(int(k) for k in p)
@@ -119,41 +120,41 @@ def before_after_figure(logical, physical, capacity: int, titles=("original layo
     return apply_theme(fig, height=430)
 
 
-def home_traces(home: dict, disk: str, case: str) -> list[go.Scatter]:
-    """Response time against where the reserved area sits (0 = outer edge), with its parts."""
+def home_traces(home: dict, disk: str, size_kib: int) -> list[go.Scatter]:
+    """Mean response against where the reserved area sits (0 = outer edge), one line per
+    share of hot requests, for one disk and request size."""
     per = home["disks"][disk]
-    c = per["cases"][case]
     xs = home["positions"]
-    return [
-        go.Scatter(x=xs, y=c["response_ms"], mode="lines+markers", name="mean response",
-                   line=dict(color=COLORS[0], width=3)),
-        go.Scatter(x=xs, y=c["seek_ms"], mode="lines+markers", name="of which seek",
-                   line=dict(color=COLORS[1], dash="dot")),
-        go.Scatter(x=xs, y=c["transfer_ms"], mode="lines+markers", name="of which transfer",
-                   line=dict(color=COLORS[2], dash="dot")),
-    ]
+    out = []
+    for k, h in enumerate(home["hot_fractions"]):
+        c = per["cases"][f"{size_kib}KiB/{h:g}"]
+        out.append(go.Scatter(x=xs, y=c["response_ms"], mode="lines+markers",
+                              name=f"{h:.0%} of requests hot",
+                              line=dict(color=COLORS[k % len(COLORS)], width=3)))
+    return out
 
 
-def home_layout(home: dict, disk: str) -> dict:
+def home_layout(home: dict, disk: str, size_kib: int | None = None) -> dict:
     """Title and the two reference lines (middle of the data, middle cylinder) for one disk."""
     mid = home["disks"][disk]["middle_cylinder_lba_fraction"]
     line = dict(type="line", xref="x", yref="paper", y0=0, y1=1)
+    what = f"{disk}, {size_kib} KiB requests" if size_kib else disk
     return {
-        "title": f"Where should the hot data live? ({disk})",
+        "title": f"Where should the hot data live? ({what})",
         "shapes": [dict(line, x0=0.5, x1=0.5, line=dict(color="#555", dash="dash")),
                    dict(line, x0=mid, x1=mid, line=dict(color="#999", dash="dot"))],
-        "annotations": [dict(x=0.5, y=1.0, xref="x", yref="paper", text="middle of the data",
+        "annotations": [dict(x=0.5, y=0.02, xref="x", yref="paper", text="middle of the data",
                              showarrow=False, xanchor="right", yanchor="bottom"),
-                        dict(x=mid, y=1.0, xref="x", yref="paper", text="middle cylinder",
+                        dict(x=mid, y=0.02, xref="x", yref="paper", text="middle cylinder",
                              showarrow=False, xanchor="left", yanchor="bottom")],
     }
 
 
-def style_home(fig: go.Figure, home: dict, disk: str) -> go.Figure:
-    fig.update_layout(home_layout(home, disk))
+def style_home(fig: go.Figure, home: dict, disk: str, size_kib: int | None = None) -> go.Figure:
+    fig.update_layout(home_layout(home, disk, size_kib))
     fig.update_xaxes(title="where the hot area sits (fraction of the addresses; 0 = outer edge)",
                      range=[-0.03, 1.03])
-    fig.update_yaxes(title="ms per request", rangemode="tozero")
+    fig.update_yaxes(title="mean response (ms)", rangemode="tozero")
     return apply_theme(fig, height=460)
 
 
