@@ -90,7 +90,7 @@ def test_database_like_matches_seed_003(database):
     assert s["interarrival_ms"]["below_3ms"] > 0.45  # "50% ... less than 3ms" (JFS, ReiserFS)
     assert s["bursts"]["singleton_fraction"] < 0.5  # "very large amount of small bursts"
     assert s["seen_before_fraction"] > 0.6  # hot pages come back window after window
-    assert 90 < s["rate_per_s"] < 130
+    assert 110 < s["rate_per_s"] < 150
 
 
 def test_email_like_matches_seed_003(email):
