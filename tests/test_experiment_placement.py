@@ -58,7 +58,7 @@ def test_database_single_zone_cost_is_bounded_under_sptf(result):
     """The single centre zone loses (the head shuttles to the tables' homes), but a
     reordering drive keeps the loss bounded: FCFS drove FREQNC to -296% before."""
     db = result["database"]["improvement_pct"]
-    assert result["scheduler"] == "sptf"
+    assert result["scheduler"] == "sptf-q32"
     for key in ("FREQNC", "ALIS"):
         assert -45 < db[key] < 0
     assert max(db["FREQZ"].values()) > 5 and max(db["ALIZ"].values()) > 3

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from simcore.records import READ, Request
-from simcore.sched import GSTF, WSTF, AgedSPTF, CLook, Look, VScan, fcfs, sptf, sstf
+from simcore.sched import GSTF, WSTF, AgedSPTF, CLook, Look, TaggedSPTF, VScan, fcfs, sptf, sstf
 
 QUEUE = [98, 183, 37, 122, 14, 124, 65, 67]
 
@@ -83,6 +83,14 @@ def test_sptf_uses_rotation_too():
     assert got[0] == 98
 
 
+def test_tagged_sptf_sees_only_its_queue():
+    # the textbook queue from cylinder 53: SPTF over all of it is SSTF here (no rotation)
+    assert order(TaggedSPTF(len(QUEUE)), QUEUE) == order(sptf, QUEUE)
+    # a 2-deep tagged queue holds 98 and 183: 98 first, then 37 joins (183 is 85 away, 37 is 61)
+    assert order(TaggedSPTF(2), QUEUE)[:3] == [98, 37, 122]
+    assert order(TaggedSPTF(1), QUEUE) == QUEUE  # depth 1 is FCFS
+
+
 def test_wstf_worked_example():
     """Note 000 §3.3: an old 20 ms request beats a fresh 5 ms one once E > 0.75 M."""
     w = WSTF(max_response_ms=1000.0)
@@ -127,7 +135,7 @@ def test_gstf_freeze_holds_back_new_arrivals():
 
 
 @pytest.mark.parametrize("bad", [lambda: VScan(1.5), lambda: WSTF(0), lambda: GSTF(0),
-                                 lambda: AgedSPTF(-1)])
+                                 lambda: AgedSPTF(-1), lambda: TaggedSPTF(0)])
 def test_bad_parameters_are_refused(bad):
     with pytest.raises(ValueError):
         bad()

@@ -7,6 +7,8 @@ import sys
 import time
 from pathlib import Path
 
+from .notebook_tools import require_notebook_tools
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -30,19 +32,8 @@ def register(sub) -> None:
     p.set_defaults(func=main)
 
 
-def _needs() -> None:
-    """Grading and student versions need the notebook tools; say so plainly if they are missing."""
-    import importlib.util
-
-    missing = [m for m in ("nbformat", "nbval", "pytest", "ipykernel")
-               if importlib.util.find_spec(m) is None]
-    if missing:
-        raise ValueError(f"this command needs {', '.join(missing)}: install the test extras "
-                         "(pip install -e '.[test,book]') or run `make setup`")
-
-
 def main(args) -> int:
-    _needs()
+    require_notebook_tools()
     from ..labkit import grade as g
 
     key_path = Path(args.key)

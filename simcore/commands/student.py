@@ -6,6 +6,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .notebook_tools import require_notebook_tools
+
 
 def register(sub) -> None:
     p = sub.add_parser("student", help="write student versions of lab notebooks",
@@ -36,19 +38,8 @@ def read_roster(path: str) -> list[str]:
     return ids
 
 
-def _needs() -> None:
-    """Grading and student versions need the notebook tools; say so plainly if they are missing."""
-    import importlib.util
-
-    missing = [m for m in ("nbformat", "nbval", "pytest", "ipykernel")
-               if importlib.util.find_spec(m) is None]
-    if missing:
-        raise ValueError(f"this command needs {', '.join(missing)}: install the test extras "
-                         "(pip install -e '.[test,book]') or run `make setup`")
-
-
 def main(args) -> int:
-    _needs()
+    require_notebook_tools()
     from ..labkit.labformat import LabFormatError, read_notebook
     from ..labkit.student import find_labs, is_lab, write_student
 

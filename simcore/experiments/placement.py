@@ -10,7 +10,7 @@ Workloads (:mod:`simcore.workloads_synth`): ``database_like`` (clustered 8 KiB
 pages, 58% reads, bursts) and ``email_like`` (mailboxes read whole every
 15-20 minutes, 97% reads, 64 KiB). Disk: ``narayan2004`` (the thesis's
 80,418,240-sector, 7,200 RPM disk, §4.2). The drive schedules its queue by
-shortest positioning time (SPTF): the thesis does not say which DiskSim
+shortest positioning time over a 32-deep tagged queue (``sptf-q32``): the thesis does not say which DiskSim
 policy it used, and the choice matters. Under FCFS every switch between the
 centre hot zone and a table's home costs a long seek in arrival order, so the
 single-zone layouts push the disk to saturation (``scheduler="fcfs"`` shows
@@ -49,7 +49,7 @@ NAME = "placement"
 DESCRIPTION = ("Seed 003: organ pipe, heat, packed extents, FREQNC, ALIS and multi-zone "
                "FREQZ/ALIZ on database- and email-like traces (single disk)")
 DISK = "narayan2004"
-SCHEDULER = "sptf"
+SCHEDULER = "sptf-q32"
 UNIT_SECTORS = 16
 SPACINGS = [30_000, 50_000, 100_000, 300_000, 1_000_000, 10_000_000]
 QUICK_SPACINGS = [30_000, 50_000, 100_000, 1_000_000, 10_000_000]

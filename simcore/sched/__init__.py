@@ -20,6 +20,7 @@ they work on the operating system's request queue, not on the drive's.
 | ``cscan``, ``clook`` | one-way elevator | :mod:`.elevator` |
 | ``vscan`` | V-SCAN(0.2) | :mod:`.elevator` |
 | ``sptf`` (``stf``, ``satf``) | shortest positioning time | :mod:`.positional` |
+| ``sptf-q32`` | SPTF over a 32-deep tagged queue | :mod:`.positional` |
 | ``gstf`` | grouped STF, 50 cylinders | :mod:`.positional` |
 | ``gstf-freeze`` | grouped STF with frozen groups | :mod:`.positional` |
 | ``wstf`` | weighted STF, M = 1000 ms | :mod:`.positional` |
@@ -33,7 +34,7 @@ from typing import Any
 
 from .classic import fcfs, sstf
 from .elevator import CLook, CScan, Look, Scan, VScan
-from .positional import GSTF, WSTF, AgedSPTF, sptf
+from .positional import GSTF, WSTF, AgedSPTF, TaggedSPTF, sptf
 
 Policy = Callable[..., Any]
 
@@ -46,6 +47,7 @@ _REGISTRY: dict[str, Callable[[], Policy]] = {
     "clook": CLook,
     "vscan": VScan,
     "sptf": lambda: sptf,
+    "sptf-q32": lambda: TaggedSPTF(32),
     "gstf": GSTF,
     "gstf-freeze": lambda: GSTF(freeze=True),
     "wstf": WSTF,
@@ -92,6 +94,7 @@ __all__ = [
     "CScan",
     "Look",
     "Scan",
+    "TaggedSPTF",
     "VScan",
     "fcfs",
     "get_scheduler",

@@ -36,6 +36,31 @@ def sptf(pending, head, now):
 sptf.starvation_free = False
 
 
+class TaggedSPTF:
+    """SPTF over the ``depth`` oldest requests only: a drive with a tagged (NCQ) queue of
+    that depth, which the host fills in arrival order and keeps the rest of.
+
+    A real drive never sees thousands of requests at once; the window also keeps a
+    long backlog (a burst of copies, an overload) from costing the simulator time
+    quadratic in the backlog.
+    """
+
+    starvation_free = False  # a request in the window can lose to newcomers forever
+
+    def __init__(self, depth: int = 32):
+        if depth < 1:
+            raise ValueError(f"a tagged queue holds at least one request, got depth {depth}")
+        self.depth = int(depth)
+        self.name = f"sptf-q{self.depth}"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def choose(self, pending, head, now):
+        pos = head.positioning_ms
+        return min(pending[:self.depth], key=lambda r: pos(r, now))
+
+
 class WSTF:
     """Weighted STF with Seltzer's aging function ``T_w = T_real (M - E) / M``."""
 
