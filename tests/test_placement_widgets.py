@@ -27,3 +27,13 @@ def test_zone_explorer_switches_technique():
     assert z.improvement > 10  # runs come back at the next check (seed 003 Table 3.2)
     z.technique.value = "FREQNC"
     assert abs(z.improvement) < 2  # no reuse within a window: nothing to count
+
+
+def test_zone_explorer_scheduler_changes_the_single_zone_verdict():
+    """Under FCFS the centre zone's trips saturate the disk; SPTF keeps the loss bounded."""
+    z = zone_explorer(workload="database", technique="FREQNC")
+    sptf = z.improvement
+    assert -45 < sptf < 0
+    z.scheduler.value = "fcfs"
+    assert z.improvement < sptf - 100  # far past saturation: mean response in seconds
+    assert z.result["utilization"] > 0.9

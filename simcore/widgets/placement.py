@@ -1,7 +1,8 @@
 """Live explorer for "Where data lives": one zone layout at a time, replayed.
 
-Choose the trace, FREQZ or ALIZ, the zone spacing and how much room each zone
-has; the trace is rewritten and replayed on the seed-003 disk (quick windows of
+Choose the trace, FREQZ or ALIZ, the zone spacing, how much room each zone
+has and how the drive orders its queue (SPTF over a 32-deep tagged queue, as
+the experiment runs, or first come first served); the trace is rewritten and replayed on the seed-003 disk (quick windows of
 two minutes) and the figures show how far the arm moved and where the requests
 went. Open it in JupyterLab or Binder::
 
@@ -26,7 +27,8 @@ class ZoneExplorer(w.VBox):
     """FREQZ or ALIZ at one spacing against the original layout."""
 
     def __init__(self, workload: str = "database", technique: str = "ALIZ",
-                 spacing: int = 300_000, zone_fraction: float = 0.1):
+                 spacing: int = 300_000, zone_fraction: float = 0.1,
+                 scheduler: str = exp.SCHEDULER):
         self.workload = w.ToggleButtons(options=["database", "email"], value=workload,
                                         description="trace")
         self.technique = w.ToggleButtons(options=["FREQZ", "ALIZ", "FREQNC", "ALIS"],
@@ -37,14 +39,18 @@ class ZoneExplorer(w.VBox):
                                          layout=w.Layout(width="520px"))
         self.fraction = w.FloatSlider(value=zone_fraction, min=0.01, max=0.5, step=0.01,
                                       description="zone room", continuous_update=False)
+        self.scheduler = w.ToggleButtons(options=[("SPTF, 32-deep queue", exp.SCHEDULER),
+                                                  ("FCFS", "fcfs")],
+                                         value=scheduler, description="drive")
         self.table = w.HTML()
         self.seeks = go.FigureWidget(style_seeks(go.Figure()))
         self.heat = go.FigureWidget()
-        self._base: dict[str, dict] = {}
-        for c in (self.workload, self.technique, self.spacing, self.fraction):
+        self._base: dict[tuple[str, str], dict] = {}
+        for c in (self.workload, self.technique, self.spacing, self.fraction, self.scheduler):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.workload, self.technique]),
-                          w.HBox([self.spacing, self.fraction]), self.table, self.seeks,
+                          w.HBox([self.spacing, self.fraction]), self.scheduler, self.table,
+                          self.seeks,
                           self.heat])
         self._redraw()
 
@@ -59,11 +65,12 @@ class ZoneExplorer(w.VBox):
         name = self.workload.value
         wl = exp.workload(name, quick=True)
         interval = exp.settings(True)["interval_ms"]
-        if name not in self._base:
-            self._base[name] = exp.measure(wl, pl.original(), interval)
+        sched = self.scheduler.value
+        if (name, sched) not in self._base:
+            self._base[name, sched] = exp.measure(wl, pl.original(), interval, scheduler=sched)
         policy = self._policy()
-        self.result = exp.measure(wl, policy, interval)
-        base = self._base[name]
+        self.result = exp.measure(wl, policy, interval, scheduler=sched)
+        base = self._base[name, sched]
         fake = {"seek_edges_cylinders": exp.SEEK_EDGES,
                 "figure": {"detail": {name: {"original": base, policy.name: self.result}}}}
         with self.seeks.batch_update():
