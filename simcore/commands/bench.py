@@ -25,6 +25,11 @@ def _scenarios(quick: bool):
            lambda: random_open(cap, n, rate_per_s=70.0, size_kib=4, seed=1), "fcfs")
     yield ("random-4k-sstf-closed16-atlas10k", atlas,
            lambda: random_closed(cap, 16, max(1, n // 16 // 4), size_kib=4, seed=2), "sstf")
+    # positional scheduling: its cost grows with what the policy looks at
+    yield ("random-4k-sptf-closed64-atlas10k", atlas,
+           lambda: random_closed(cap, 64, max(1, n // 64 // 8), size_kib=4, seed=4), "sptf")
+    yield ("random-4k-sptf-q32-closed64-atlas10k", atlas,
+           lambda: random_closed(cap, 64, max(1, n // 64 // 8), size_kib=4, seed=4), "sptf-q32")
     yield ("sequential-64k-atlas10k", atlas,
            lambda: sequential_open(0, n // 4, size_kib=64), "fcfs")
     yield ("sequential-64k-atlas10k-drive-cache", atlas,
