@@ -103,3 +103,12 @@ def test_raid_shrinks_the_zone_benefit():
     r = exp.raid(quick=True, stripes=(512,), spacings=(50_000, 300_000))
     assert r["targets"]["zone_benefit_shrinks_on_raid"]
     assert r["raid"]["512"]["improvement_pct"]["ALIZ(300000)"] < 0  # one zone, few disks
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_targets_hold_for_other_seeds(seed):
+    """The targets are properties of the workloads, not of one lucky draw."""
+    t = experiments.reproduce("placement", quick=True, seed=seed)["targets"]
+    for key in ("database_zoned_beats_single_by_15pp", "database_rises_then_falls",
+                "email_frequency_within_2pct", "email_runs_help_over_10pct"):
+        assert t[key], key
