@@ -33,6 +33,7 @@ from typing import NamedTuple
 from ..errors import TraceError
 from ..records import READ, WRITE, Request
 from ..workloads import OpenWorkload
+from .fields import whole
 
 ACTIONS = {"Q", "G", "I", "D", "C", "M", "F", "A", "X", "P", "U", "S", "T", "B", "R", "m"}
 
@@ -100,8 +101,8 @@ def events(path: str | Path) -> list[Event]:
             op = READ if "R" in rwbs else WRITE if "W" in rwbs else None
             if op is None or "D" in rwbs:
                 continue  # no data (N), or a discard
-            lba = _whole(p, lineno, "sector", sector_text, 0)
-            n = _whole(p, lineno, "count", count_text, 0)
+            lba = whole(p, lineno, "sector", sector_text, 0, unit="sectors")
+            n = whole(p, lineno, "count", count_text, 0, unit="sectors")
             if n == 0:
                 continue  # an empty flush (FWS 0 + 0)
             device = f"{m.group('maj')},{m.group('min')}"
@@ -175,13 +176,3 @@ def _seconds(path: str, line: int, text: str) -> float:
     if not math.isfinite(t) or t < 0:
         raise TraceError(path, line, f"{text} must be a time >= 0 s", "time")
     return t * 1000.0
-
-
-def _whole(path: str, line: int, field: str, text: str, minimum: int) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise TraceError(path, line, f"'{text}' is not a whole number of sectors", field) from None
-    if v < minimum:
-        raise TraceError(path, line, f"{v} must be at least {minimum}", field)
-    return v

@@ -12,6 +12,7 @@ from pathlib import Path
 from ..errors import TraceError
 from ..records import READ, WRITE, Request
 from ..workloads import OpenWorkload
+from .fields import number, whole
 
 REQUIRED = ("arrival_ms", "op", "lba", "sectors")
 
@@ -37,7 +38,7 @@ def read(path: str | Path) -> OpenWorkload:
                 continue
             if len(row) != len(header):
                 raise TraceError(p, lineno, f"has {len(row)} fields, the header has {len(header)}")
-            t = _float(p, lineno, "arrival_ms", row[col["arrival_ms"]])
+            t = number(p, lineno, "arrival_ms", row[col["arrival_ms"]])
             if t < last:
                 raise TraceError(p, lineno, f"arrival {t} is earlier than the line before "
                                  f"({last}); sort the trace by time", "arrival_ms")
@@ -45,10 +46,10 @@ def read(path: str | Path) -> OpenWorkload:
             op = row[col["op"]].strip().upper()
             if op not in (READ, WRITE):
                 raise TraceError(p, lineno, f"'{row[col['op']]}' is not R or W", "op")
-            lba = _int(p, lineno, "lba", row[col["lba"]], 0)
-            n = _int(p, lineno, "sectors", row[col["sectors"]], 1)
-            rid = _int(p, lineno, "id", row[col["id"]], 0) if "id" in col else len(reqs)
-            client = _int(p, lineno, "client", row[col["client"]], 0) if "client" in col else 0
+            lba = whole(p, lineno, "lba", row[col["lba"]], 0)
+            n = whole(p, lineno, "sectors", row[col["sectors"]], 1)
+            rid = whole(p, lineno, "id", row[col["id"]], 0) if "id" in col else len(reqs)
+            client = whole(p, lineno, "client", row[col["client"]], 0) if "client" in col else 0
             reqs.append(Request(rid, t, op, lba, n, client))
     return OpenWorkload(reqs, name=Path(p).name)
 
@@ -59,23 +60,3 @@ def write(workload: OpenWorkload, path: str | Path) -> None:
         w.writerow(("id", *REQUIRED, "client"))
         for r in workload.requests:
             w.writerow((r.id, f"{r.arrival_ms:.6f}", r.op, r.lba, r.sectors, r.client))
-
-
-def _float(path: str, line: int, field: str, text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise TraceError(path, line, f"'{text}' is not a number", field) from None
-    if not math.isfinite(x) or x < 0:
-        raise TraceError(path, line, f"{text} must be a finite number >= 0", field)
-    return x
-
-
-def _int(path: str, line: int, field: str, text: str, minimum: int) -> int:
-    try:
-        x = int(text.strip())
-    except ValueError:
-        raise TraceError(path, line, f"'{text}' is not a whole number", field) from None
-    if x < minimum:
-        raise TraceError(path, line, f"{x} must be at least {minimum}", field)
-    return x

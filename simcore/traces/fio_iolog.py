@@ -32,6 +32,7 @@ from pathlib import Path
 from ..errors import TraceError
 from ..records import READ, WRITE, Request
 from ..workloads import OpenWorkload
+from .fields import number, whole
 
 HEADER_V2 = "fio version 2 iolog"
 HEADER_V3 = "fio version 3 iolog"
@@ -101,7 +102,7 @@ def _read(path: str | Path, ver: int, only: str | None, gap_ms: float,
                 if len(f) not in (3, 5):
                     raise TraceError(p, lineno, f"has {len(f)} fields; a version 3 line is "
                                      "'timestamp filename action [offset length]'")
-                t = _number(p, lineno, "timestamp", f[0]) / 1000.0  # µs -> ms
+                t = number(p, lineno, "timestamp", f[0]) / 1000.0  # µs -> ms
                 if t < last_t:
                     raise TraceError(p, lineno, f"timestamp {f[0]} is earlier than the line "
                                      "before; fio writes them in order", "timestamp")
@@ -129,8 +130,8 @@ def _read(path: str | Path, ver: int, only: str | None, gap_ms: float,
             if action not in IO_ACTIONS:
                 raise TraceError(p, lineno, f"'{action}' is not an I/O action (read, write, "
                                  "sync, datasync, trim, wait)", "action")
-            offset = _whole(p, lineno, "offset", f[2])
-            length = _whole(p, lineno, "length", f[3])
+            offset = whole(p, lineno, "offset", f[2], unit="bytes")
+            length = whole(p, lineno, "length", f[3], unit="bytes")
             if action == "wait":
                 if ver == 3:
                     raise TraceError(p, lineno, "version 3 forbids 'wait'; its timestamps "
@@ -186,23 +187,3 @@ def write_v2(workload: OpenWorkload, path: str | Path, filename: str = DEFAULT_F
             fh.write(f"{filename} {'read' if r.op == READ else 'write'} {r.lba * 512} "
                      f"{r.sectors * 512}\n")
         fh.write(f"{filename} close\n")
-
-
-def _number(path: str, line: int, field: str, text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise TraceError(path, line, f"'{text}' is not a number", field) from None
-    if not math.isfinite(x) or x < 0:
-        raise TraceError(path, line, f"{text} must be >= 0", field)
-    return x
-
-
-def _whole(path: str, line: int, field: str, text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise TraceError(path, line, f"'{text}' is not a whole number of bytes", field) from None
-    if v < 0:
-        raise TraceError(path, line, f"{v} must be at least 0", field)
-    return v
