@@ -13,6 +13,7 @@ from pathlib import Path
 from ..errors import TraceError
 from ..records import READ, WRITE, Request
 from ..workloads import OpenWorkload, ValidationStep, ValidationWorkload
+from .fields import number, whole
 
 
 def _fields(line: str) -> list[str]:
@@ -33,26 +34,13 @@ def read_ascii(path: str | Path, device: int | None = None) -> OpenWorkload:
             if len(f) != 5:
                 raise TraceError(p, lineno, f"has {len(f)} fields; expected 5: "
                                  "arrival_ms devno lbn nsectors flags")
-            try:
-                t = float(f[0])
-            except ValueError:
-                raise TraceError(p, lineno, f"'{f[0]}' is not a number", "arrival_ms") from None
-            if not math.isfinite(t) or t < 0:
-                raise TraceError(p, lineno, f"{f[0]} must be a time >= 0", "arrival_ms")
+            t = number(p, lineno, "arrival_ms", f[0])
             if t < last:
                 raise TraceError(p, lineno, f"arrival {t} is earlier than the line before "
                                  f"({last})", "arrival_ms")
             last = t
-            ints = []
-            for name, text, minimum in zip(names[1:], f[1:], (0, 0, 1, 0), strict=True):
-                try:
-                    v = int(text, 0)
-                except ValueError:
-                    raise TraceError(p, lineno, f"'{text}' is not a whole number", name) from None
-                if v < minimum:
-                    raise TraceError(p, lineno, f"{v} must be at least {minimum}", name)
-                ints.append(v)
-            dev, lbn, n, flags = ints
+            dev, lbn, n, flags = (whole(p, lineno, name, text, minimum, base=0) for name, text, minimum
+                                  in zip(names[1:], f[1:], (0, 0, 1, 0), strict=True))
             if device is not None and dev != device:
                 continue
             reqs.append(Request(len(reqs), t, READ if flags & 1 else WRITE, lbn, n, dev))
@@ -82,29 +70,11 @@ def read_validation(path: str | Path) -> ValidationWorkload:
             op = f[0].upper()
             if op not in (READ, WRITE):
                 raise TraceError(p, lineno, f"'{f[0]}' is not R or W", "op")
-            try:
-                lbn = int(f[2])
-            except ValueError:
-                raise TraceError(p, lineno, f"'{f[2]}' is not a whole number", "lbn") from None
-            try:
-                n = int(f[3])
-            except ValueError:
-                raise TraceError(p, lineno, f"'{f[3]}' is not a whole number",
-                                 "nsectors") from None
-            if lbn < 0:
-                raise TraceError(p, lineno, f"{lbn} must be at least 0", "lbn")
-            if n < 1:
-                raise TraceError(p, lineno, f"{n} must be at least 1", "nsectors")
-            vals = []
-            for name, text in (("service_us", f[4]), ("next_gap_us", f[5])):
-                try:
-                    v = float(text)
-                except ValueError:
-                    raise TraceError(p, lineno, f"'{text}' is not a number", name) from None
-                if not math.isfinite(v) or v < 0:
-                    raise TraceError(p, lineno, f"{text} must be a time >= 0", name)
-                vals.append(v / 1000.0)
-            steps.append(ValidationStep(op, lbn, n, vals[0], vals[1]))
+            lbn = whole(p, lineno, "lbn", f[2], 0)
+            n = whole(p, lineno, "nsectors", f[3], 1)
+            service = number(p, lineno, "service_us", f[4]) / 1000.0
+            gap = number(p, lineno, "next_gap_us", f[5]) / 1000.0
+            steps.append(ValidationStep(op, lbn, n, service, gap))
             lines.append(lineno)
     if not steps:
         raise TraceError(p, 1, "holds no requests")

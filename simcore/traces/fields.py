@@ -18,10 +18,12 @@ def number(path: str, line: int, field: str, text: str) -> float:
     return x
 
 
-def whole(path: str, line: int, field: str, text: str, minimum: int = 0, unit: str = "") -> int:
-    """A whole number of at least ``minimum`` (``unit`` only words the error: "of bytes")."""
+def whole(path: str, line: int, field: str, text: str, minimum: int = 0, unit: str = "",
+          base: int = 10) -> int:
+    """A whole number of at least ``minimum`` (``unit`` only words the error: "of bytes";
+    ``base=0`` also takes ``0x`` hexadecimal, as DiskSim's flags field needs)."""
     try:
-        x = int(text.strip())
+        x = int(text.strip(), base)
     except ValueError:
         of = f" of {unit}" if unit else ""
         raise TraceError(path, line, f"'{text}' is not a whole number{of}", field) from None
