@@ -32,6 +32,7 @@ from .cylinder_shuffling import CylinderShuffling, shuffle_permutation
 from .heat_layout import HeatLayout
 from .organ_pipe import OrganPipe, organ_pipe_offsets, organ_pipe_slots
 from .packed_extents import PackedExtents
+from .per_disk import DiskMajor, rewrite_per_disk
 from .refs import References, hot_units, unit_counts, unit_references
 from .remap import (
     MIGRATION_CLIENT,
@@ -69,6 +70,7 @@ __all__ = [
     "BandPermutation",
     "BlockMap",
     "CylinderShuffling",
+    "DiskMajor",
     "HeatLayout",
     "HiddenAreas",
     "Identity",
@@ -95,6 +97,7 @@ __all__ = [
     "record_columns",
     "reserved_area",
     "rewrite",
+    "rewrite_per_disk",
     "seek_distances",
     "shuffle_permutation",
     "space_saving",
