@@ -41,3 +41,11 @@ def get(name: str) -> ModuleType:
 def reproduce(name: str, quick: bool = False, seed: int = 0) -> dict:
     """Run one experiment and return its JSON-ready result."""
     return get(name).reproduce(quick=quick, seed=seed)
+
+
+def measured(result: dict, key: str):
+    """The value a target names: ``"cpu_pct"`` or a dotted path ``"cpu_pct.pio"``."""
+    value = result
+    for part in key.split("."):
+        value = value[part]
+    return value

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..host_io import FileSystemCosts, bonnie_read, bonnie_write, hdparm_t
 from ..interface import CELERON_450, Port, mode
+from . import measured
 
 NAME = "interface"
 DESCRIPTION = "Gray 2000 Tables 6, 7, 9: Bonnie and hdparm under PIO mode 4 and bus-master DMA"
@@ -122,11 +123,7 @@ def reproduce(quick: bool = False, seed: int = 0) -> dict:
                                  for k, p in ports.items()}
     checks = {}
     for key, (target, tol) in TARGETS.items():
-        if "." in key:
-            a, b = key.split(".")
-            value = res[a][b]
-        else:
-            value = res[key]
+        value = measured(res, key)
         checks[key] = {"value": value, "target": target, "tolerance": tol,
                        "ok": abs(value / target - 1) <= tol}
     checks["cpu_pct_read.pio >= 80"] = {"value": res["cpu_pct_read"]["pio"], "target": 80,

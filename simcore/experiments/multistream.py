@@ -54,6 +54,7 @@ from ..controller_cache import ControllerCacheConfig
 from ..dispatch import DispatchConfig
 from ..host_readahead import ReadaheadConfig
 from ..multistream import run_streams
+from . import measured
 
 NAME = "multistream"
 DESCRIPTION = ("Panagiotakis 2006: 100 sequential streams on one disk, drive segments and "
@@ -322,11 +323,7 @@ def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = No
     res["host"] = {k: runs[k]["host"] for k in ("dispatch", "single_active", "all_active_256k")}
     checks = {}
     for key, (lo, hi) in TARGETS.items():
-        if "." in key:
-            a, b = key.split(".")
-            value = res[a][b]
-        else:
-            value = res[key]
+        value = measured(res, key)
         checks[key] = _check(value, lo, hi)
     checks["segments_cliff.drop_factor >= 3"] = _check(res["segments_cliff"]["drop_factor"],
                                                        3.0, None)
