@@ -114,6 +114,8 @@ class Mechanism:
             t = self.head_switch_ms
         if is_write and t > 0.0:
             t += self.write_settle_ms
+            if t < 0.0:
+                t = 0.0
         return t
 
     def positioning_ms(self, lba: int, is_write: bool, now: float, head: HeadState) -> float:

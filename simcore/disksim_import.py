@@ -60,7 +60,7 @@ SPARING_SCHEMES = {
     9: "spare sectors at the end of each zone",
     10: "spare sectors at the end of each zone, slips to the end of the disk",
 }
-IMPORTED_SPARING = (0, 1, 7, 9, 10)
+IMPORTED_SPARING = (0, 1, 3, 7, 8, 9, 10)
 READ_AHEAD = {0: "none", 1: "track", 2: "cylinder", 3: "segment", 4: "track"}
 SCHEDULERS = {1: ("FCFS", "fcfs"), 2: ("elevator by LBN", None), 3: ("C-LOOK by LBN", None),
               4: ("SSTF by LBN", "sstf"), 8: ("SPTF", None)}
@@ -538,9 +538,9 @@ class _Context:
         cylinders = geometry["zones"][-1]["last_cylinder"] + 1
         if ncyl is not None:
             n = _integer(ncyl.value, ncyl, minimum=1)
-            if n < cylinders:
-                raise syntax_error(ncyl.path, ncyl.line, "Number of cylinders",
-                                   f"is {n} but the zones reach cylinder {cylinders - 1}")
+            if n < cylinders:  # DiskSim counts blocks from the zone table: so does simcore
+                self.warn(ncyl, f"is {n} but the zones reach cylinder {cylinders - 1}; the zone "
+                          f"table wins, as in DiskSim ({cylinders} cylinders)")
             if n > cylinders:
                 self.warn(ncyl, f"the zones end at cylinder {cylinders - 1}, so cylinders "
                           f"{cylinders}..{n - 1} hold no data and are left out")
@@ -585,6 +585,7 @@ class _Context:
             raise syntax_error(sp.path, sp.line, sp.name,
                                f"{sparing} is not a DiskSim sparing scheme (0..10)")
         units = lay.string("Skew units", default="sectors")
+        self.rangesize = lay.integer("Rangesize for sparing", default=1, minimum=1)
         zp = lay.param("Zones", required=True)
         assert zp is not None
         if not isinstance(zp.value, PList) or not zp.value:
@@ -634,14 +635,19 @@ class _Context:
               layout_units: str, expect: int) -> dict[str, Any]:
         z = _Reader(zb, _ZONE, self.warnings)
         first = z.integer("First cylinder number", minimum=0)
-        if first != expect:
+        if first < expect:
             fp = zb.get("First cylinder number")
             assert fp is not None
             raise syntax_error(fp.path, fp.line, fp.name,
-                               f"zone {i + 1} starts at cylinder {first} but "
-                               + ("the first zone must start at 0" if i == 0 else
-                                  f"the zone before ends at {expect - 1}")
-                               + ": zones must be contiguous, outermost first")
+                               f"zone {i + 1} starts at cylinder {first} but the zone before "
+                               f"ends at {expect - 1}: zones must not overlap and go outermost "
+                               "first")
+        if first > expect:
+            fp = zb.get("First cylinder number")
+            assert fp is not None
+            self.warn(fp, f"zone {i + 1} starts at cylinder {first}, the zone before ends at "
+                      f"{expect - 1}: cylinder(s) {expect}-{first - 1} hold no data (as in "
+                      "DiskSim, the arm still crosses them)")
         last = z.integer("Last cylinder number", minimum=first)
         spt = z.integer("Blocks per track", minimum=1)
         units = z.string("Skew units", default=layout_units)
@@ -678,78 +684,92 @@ class _Context:
 
         slots = (last - first + 1) * surfaces * spt
         label = f"zone {i + 1} (cylinders {first}-{last})"
+        sl = zb.get("slips") or zb
+        for s_ in slips:
+            if s_ >= (slots // spt if sparing == 1 else slots):
+                raise syntax_error(sl.path, sl.line, "slips",
+                                   f"{label}: slip {s_} is beyond the zone's "
+                                   + (f"{slots // spt} tracks" if sparing == 1 else
+                                      f"{slots} sectors (slips count physical sectors from the "
+                                      "zone's start)"))
+        remaps: list[list[int]] = []
         if defects:
             dp = zb.get("defects")
             assert dp is not None
             if len(defects) % 2:
                 raise syntax_error(dp.path, dp.line, "defects",
                                    "must hold pairs (defective location, replacement)")
-            self.warn(dp, f"{label}: {len(defects) // 2} remapped defect(s) are not modelled; "
-                      "those LBNs stay at their original place")
-            self.assumed.append(f"geometry.zones[{i}] (remapped defects left out)")
-        if sparing not in IMPORTED_SPARING:
-            if spares or slips:
-                raise syntax_error(sp.path, sp.line, sp.name,
-                                   f"sparing scheme {sparing} ({SPARING_SCHEMES[sparing]}) "
-                                   f"has no simcore counterpart and {label} uses it "
-                                   f"({spares} spares, {len(slips)} slips); simcore imports "
-                                   "schemes 0, 1, 7, 9 and 10 (or any scheme without spares "
-                                   "and slips)")
-            sparing_here = 0
-        else:
-            sparing_here = sparing
-        if sparing_here == 1:  # spare tracks; slips are whole tracks
-            reserve = spares * spt
-            tracks = slips
-            for t in tracks:
-                if t >= slots // spt:
-                    sl = zb.get("slips")
-                    assert sl is not None
-                    raise syntax_error(sl.path, sl.line, "slips", f"{label}: slipped track {t} "
-                                       f"is beyond the zone's {slots // spt} tracks")
-            slips = [t * spt + k for t in tracks for k in range(spt)]
-        elif sparing_here == 0:
+            pairs = [(defects[k], defects[k + 1]) for k in range(0, len(defects), 2)]
+            if sparing == 1:  # whole tracks
+                pairs = [(a * spt + k, b * spt + k) for a, b in pairs for k in range(spt)]
+            for a, b in pairs:
+                if not (0 <= a < slots and 0 <= b < slots):
+                    raise syntax_error(dp.path, dp.line, "defects",
+                                       f"{label}: pair ({a}, {b}) is beyond the zone's "
+                                       f"{slots} sectors")
+            remaps = [[a, b] for a, b in pairs if a != b]
+        group = 0
+        if sparing == 0:
             reserve = 0
             if slips:
-                self.warn(zb.get("slips") or zb, f"{label}: sparing scheme 0 keeps no spares, "
-                          "so DiskSim does not slip; the slips are ignored")
+                self.warn(sl, f"{label}: sparing scheme 0 keeps no spares, so DiskSim does not "
+                          "slip; the slips are ignored")
                 slips = []
-        elif sparing_here == 7:  # spares at the end of the disk: each slip shortens the zone
+        elif sparing == 1:  # spare tracks at the zone's end; slips are whole tracks
+            reserve = spares * spt
+            slips = [t * spt + k for t in slips for k in range(spt)]
+        elif sparing == 3:  # spare sectors at the end of every track
+            group, reserve = spt, spares
+        elif sparing == 8:  # spare sectors at the end of every range of cylinders
+            group, reserve = self.rangesize * surfaces * spt, spares
+        elif sparing == 7:  # spares at the end of the disk: each slip shortens the zone
             reserve = len(slips)
-        elif sparing_here == 9:
+        elif sparing == 9:
             reserve = spares
             if len(slips) > spares:
-                self.warn(zb.get("slips") or zb, f"{label}: {len(slips)} slips but only "
-                          f"{spares} spares; simcore shortens the zone by the difference")
-        else:  # 10: slips do not use the zone's spares
+                self.warn(sl, f"{label}: {len(slips)} slips but only {spares} spares; the "
+                          "zone is shortened by the difference")
+        elif sparing == 10:  # slips do not use the zone's spares
             reserve = spares + len(slips)
-        for s in slips:
-            if s >= slots:
-                sl = zb.get("slips")
-                assert sl is not None
-                raise syntax_error(sl.path, sl.line, "slips",
-                                   f"{label}: slip {s} is beyond the zone's {slots} sectors "
-                                   "(slips count physical sectors from the zone's start)")
-        if dead:
-            dp = zb.get("Empty space at zone front")
-            assert dp is not None
-            if dead >= slots:
-                raise syntax_error(dp.path, dp.line, dp.name,
-                                   f"{label}: {dead} leaves no sector of the zone for data")
-            self.warn(dp, f"{label}: the {dead} sector(s) of empty space at the zone front "
-                      "are modelled as slipped sectors there")
-            reserve += dead
-            slips = list(range(dead)) + slips
+        elif spares or slips:
+            raise syntax_error(sp.path, sp.line, sp.name,
+                               f"sparing scheme {sparing} ({SPARING_SCHEMES[sparing]}) has no "
+                               f"simcore counterpart and {label} uses it ({spares} spares, "
+                               f"{len(slips)} slips); simcore imports schemes 0, 1, 3, 7, 8, 9 "
+                               "and 10 (or any scheme without spares and slips)")
+        else:
+            reserve = 0
         unique = sorted(set(slips))
         if len(unique) != len(slips):
-            self.warn(zb, f"{label}: a slip is listed twice (or falls in the empty space at "
-                      "the zone front); counted once")
-        if max(reserve, len(unique)) >= slots:
+            self.warn(sl, f"{label}: a slip is listed twice; counted once")
+        if group and group < slots:
+            per: dict[int, int] = {}
+            for s_ in unique:
+                per[s_ // group] = per.get(s_ // group, 0) + 1
+            full = slots // group
+            over = [g for g, n in per.items() if n > (reserve if g < full else 0)]
+            if over:
+                raise syntax_error(sl.path, sl.line, "slips",
+                                   f"{label}: sparing group {over[0]} has more slips than "
+                                   "spares to absorb them")
+            good = full * (group - reserve) + slots % group - per.get(full, 0)
+        else:
+            group = 0
+            good = slots - max(reserve, len(unique))
+        if good - dead <= 0:
             raise syntax_error(zb.path, zb.line, "Number of spares",
-                               f"{label}: spares and slips leave no sector for data")
-        return {"first_cylinder": first, "last_cylinder": last, "sectors_per_track": spt,
-                "track_skew": track_skew, "cylinder_skew": cyl_skew, "first_offset": offset,
-                "spares": reserve, "slips": unique}
+                               f"{label}: spares, slips and empty space leave no sector for "
+                               "data")
+        out = {"first_cylinder": first, "last_cylinder": last, "sectors_per_track": spt,
+               "track_skew": track_skew, "cylinder_skew": cyl_skew, "first_offset": offset,
+               "spares": reserve, "slips": unique}
+        if group:
+            out["spare_group"] = group
+        if dead:
+            out["empty_front"] = dead
+        if remaps:
+            out["remaps"] = remaps
+        return out
 
     # -- mechanics ---------------------------------------------------------------
     def _mechanics(self, block: Block, cylinders: int) -> tuple[dict[str, Any], float]:
@@ -775,7 +795,7 @@ class _Context:
         head_switch = m.number("Head switch time", minimum=0.0)
         if block.get("Add. write settling delay") is None:
             self.assumed.append("mechanics.write_settle_ms")
-        settle = m.number("Add. write settling delay", default=0.0, minimum=0.0)
+        settle = m.number("Add. write settling delay", default=0.0)
         seek = self._seek(m, block, cylinders)
         m.finish()
         return ({"head_switch_ms": head_switch, "write_settle_ms": settle, "seek": seek},

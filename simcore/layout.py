@@ -49,21 +49,37 @@ class TrackPiece(NamedTuple):
 
 
 class _ZoneMap:
-    """One zone's precomputed numbers; the hot path reads these attributes."""
+    """One zone's precomputed numbers; the hot path reads these attributes.
+
+    The zone's physical slots fall into sparing groups of ``group`` slots
+    (the whole zone unless the profile sets ``spare_group``); each full group
+    ends in ``spares`` spare slots, so it holds ``usable`` logical sectors.
+    Logical position ``raw = rel + empty_front`` is the ``raw % usable``-th
+    good slot of group ``raw // usable``; slips inside a group push the
+    sectors after them along (DiskSim's ``dm_layout_g1`` sparing schemes).
+    """
 
     __slots__ = (
         "cyl0",
         "cyl_skew",
+        "dead",
         "first_lba",
         "first_offset",
+        "full_groups",
+        "group",
+        "group_slips",
         "index",
         "lba_count",
+        "moved_from",
+        "moved_to",
         "serpentine",
+        "simple",
         "slips",
         "spt",
         "surfaces",
         "track_skew",
         "tracks",
+        "usable",
     )
 
     def __init__(self, index: int, zone: Zone, surfaces: int, first_lba: int, serpentine: bool):
@@ -78,22 +94,51 @@ class _ZoneMap:
         self.slips = tuple(sorted(zone.slips))
         self.tracks = zone.cylinders * surfaces
         slots = self.tracks * self.spt
-        self.lba_count = slots - max(zone.spares, len(self.slips))
+        self.dead = zone.empty_front
+        self.group = zone.spare_group if 0 < zone.spare_group < slots else slots
+        self.full_groups, tail = divmod(slots, self.group)
+        self.usable = self.group - zone.spares
+        groups: dict[int, list[int]] = {}
+        for s in self.slips:
+            g, within = divmod(s, self.group)
+            groups.setdefault(g, []).append(within)
+        self.group_slips = {g: tuple(v) for g, v in groups.items()}
+        if self.group == slots:  # whole-zone sparing: slips beyond the spares shorten the zone
+            good = slots - max(zone.spares, len(self.slips))
+        else:
+            good = self.full_groups * self.usable + tail - len(self.group_slips.get(
+                self.full_groups, ()))
+        self.lba_count = good - self.dead
+        self.moved_to = dict(zone.remaps)
+        self.moved_from = {new: old for old, new in zone.remaps}
+        self.simple = not (self.slips or self.dead or self.group != slots or self.moved_to)
         self.first_lba = first_lba
 
     def slot_of(self, rel: int) -> int:
-        slot = rel
-        for s in self.slips:
+        """Physical slot (zone-relative, mapping order) of zone-relative LBA ``rel``."""
+        g, slot = divmod(rel + self.dead, self.usable)
+        for s in self.group_slips.get(g, ()):
             if s <= slot:
                 slot += 1
             else:
                 break
-        return slot
+        slot += g * self.group
+        return self.moved_to.get(slot, slot) if self.moved_to else slot
 
     def rel_of_slot(self, slot: int) -> int | None:
-        if slot in self.slips:
+        """Zone-relative LBA stored in ``slot``, or None (spare, slipped or remapped away)."""
+        if self.moved_to:
+            if slot in self.moved_to:
+                return None
+            slot = self.moved_from.get(slot, slot)
+        g, within = divmod(slot, self.group)
+        slips = self.group_slips.get(g, ())
+        if within in slips:
             return None
-        rel = slot - bisect_right(self.slips, slot)
+        good = within - bisect_right(slips, within)
+        if good >= self.usable:
+            return None
+        rel = g * self.usable + good - self.dead
         return rel if 0 <= rel < self.lba_count else None
 
     def track_geometry(self, track: int) -> tuple[int, int, int]:
@@ -121,10 +166,13 @@ class Layout:
             lba += zm.lba_count
         self.capacity = lba
         self._zone_starts = [z.first_lba for z in self._zones]
-        self._cyl_zone = []  # zone index per cylinder, for physical look-ups
+        # zone index per cylinder, for physical look-ups; -1 on unused cylinders between zones
+        self._cyl_zone: list[int] = []
         for zm, zone in zip(self._zones, profile.zones, strict=True):
+            self._cyl_zone.extend([-1] * (zone.first_cylinder - len(self._cyl_zone)))
             self._cyl_zone.extend([zm.index] * zone.cylinders)
         self.cylinders = len(self._cyl_zone)
+        self.simple = all(zm.simple for zm in self._zones)
 
     # -- zones -------------------------------------------------------------
     @property
@@ -173,7 +221,10 @@ class Layout:
         """The LBA stored at a physical sector, or None for a spare or slipped sector."""
         if not 0 <= cylinder < self.cylinders or not 0 <= surface < self.surfaces:
             return None
-        zm = self._zones[self._cyl_zone[cylinder]]
+        zi = self._cyl_zone[cylinder]
+        if zi < 0:
+            return None
+        zm = self._zones[zi]
         if not 0 <= sector < zm.spt:
             return None
         cyl_off = cylinder - zm.cyl0
@@ -229,7 +280,7 @@ class Layout:
             # LBAs left on this track: the slots to the track end minus slips among them.
             track_end_slot = (track + 1) * zm.spt
             in_zone = zm.lba_count - rel
-            if zm.slips:
+            if not zm.simple:
                 end_rel = zm.rel_of_slot(track_end_slot - 1)
                 while end_rel is None and track_end_slot - 1 > slot:
                     track_end_slot -= 1
@@ -238,7 +289,7 @@ class Layout:
             else:
                 on_track = track_end_slot - slot
             count = min(remaining, on_track, in_zone)
-            last_slot = zm.slot_of(rel + count - 1) if zm.slips else slot + count - 1
+            last_slot = slot + count - 1 if zm.simple else zm.slot_of(rel + count - 1)
             cyl, surface, offset = zm.track_geometry(track)
             out.append(
                 TrackPiece(cyl, surface, (offset + k) % zm.spt, last_slot - slot + 1, count, zm.spt)

@@ -19,9 +19,15 @@ class Zone:
     """A band of adjacent cylinders whose tracks hold the same number of sectors.
 
     ``slips`` are zone-relative physical slots (in mapping order) that hold a
-    defective sector: the LBA sequence skips them. Slips consume the zone's
-    ``spares`` first (spare sectors sit at the end of the zone, as in DiskSim's
-    sparing scheme 9); more slips than spares shorten the zone.
+    defective sector: the LBA sequence skips them. Spare sectors sit at the end
+    of each *sparing group*: the whole zone by default (DiskSim's sparing
+    scheme 9), or every ``spare_group`` slots when that is set (one track for
+    scheme 3, ``Rangesize for sparing`` cylinders for scheme 8; a trailing
+    partial group keeps no spares, as in DiskSim). A slip consumes a spare of
+    its own group; with whole-zone sparing, more slips than spares shorten the
+    zone. ``empty_front`` logical positions at the zone's start hold no data
+    (DiskSim's "Empty space at zone front"). ``remaps`` pairs a defective slot
+    with the spare slot its sector was moved to (DiskSim's ``defects``).
     """
 
     first_cylinder: int
@@ -32,6 +38,9 @@ class Zone:
     first_offset: int = 0
     spares: int = 0
     slips: tuple[int, ...] = ()
+    spare_group: int = 0
+    empty_front: int = 0
+    remaps: tuple[tuple[int, int], ...] = ()
 
     @property
     def cylinders(self) -> int:

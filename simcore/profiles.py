@@ -20,7 +20,8 @@ _TOP = {"id", "name", "year", "source", "assumed", "notes", "geometry", "mechani
         "firmware", "interface", "initial", "time_unit"}
 _GEOMETRY = {"rpm", "revolution_ms", "surfaces", "mapping", "zones", "zoning"}
 _ZONE = {"first_cylinder", "last_cylinder", "sectors_per_track", "track_skew",
-         "cylinder_skew", "first_offset", "spares", "slips"}
+         "cylinder_skew", "first_offset", "spares", "slips", "spare_group", "empty_front",
+         "remaps"}
 _ZONING = {"count", "cylinders", "outer_spt", "inner_spt", "spares_per_zone"}
 _MECH = {"head_switch_ms", "write_settle_ms", "seek"}
 _SEEK = {"model", "single_ms", "average_ms", "full_ms", "settle_ms", "accel_cyl_per_ms2",
@@ -89,7 +90,9 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
                            f"'{mapping}' is not a mapping; use 'conventional' or 'serpentine'")
 
     head_switch = v.number(mech, "head_switch_ms", "mechanics", minimum=0.0)
-    settle = v.number(mech, "write_settle_ms", "mechanics", minimum=0.0, default=0.0)
+    # DiskSim allows a negative write settle (a write seek shorter than a read seek);
+    # the mechanics never lets a move take less than zero time.
+    settle = v.number(mech, "write_settle_ms", "mechanics", minimum=-1000.0, default=0.0)
     seek_raw = v.table(mech, "seek", _SEEK, prefix="mechanics.")
     seek = _seek(v, seek_raw)
 
@@ -237,10 +240,11 @@ def _zones(v: _Validator, geo: dict, rev_ms: float, head_switch: float,
         v.keys(z, _ZONE, f)
         first = v.integer(z, "first_cylinder", f, minimum=0)
         last = v.integer(z, "last_cylinder", f, minimum=first)
-        if first != expect:
+        if first < expect:
             raise ProfileError(v.path, f"{f}.first_cylinder",
                                f"is {first} but the zone before ends at cylinder {expect - 1}: "
-                               "zones must be contiguous, outermost first")
+                               "zones must not overlap and go outermost first (unused "
+                               "cylinders between zones are allowed)")
         expect = last + 1
         spt = v.integer(z, "sectors_per_track", f, minimum=1)
         ts = z.get("track_skew", derived_skew(head_switch, rev_ms, spt))
@@ -259,9 +263,37 @@ def _zones(v: _Validator, geo: dict, rev_ms: float, head_switch: float,
                                f"must be zone-relative slot numbers in 0..{slots - 1}")
         if len(set(slips)) != len(slips):
             raise ProfileError(v.path, f"{f}.slips", "lists a slot twice")
-        if max(spares, len(slips)) >= slots:
-            raise ProfileError(v.path, f"{f}.spares", "spares and slips leave no data sectors")
-        zones.append(Zone(first, last, spt, ts, cs, offset % spt, spares, tuple(slips)))
+        group = v.integer(z, "spare_group", f, minimum=0, default=0)
+        if group >= slots:
+            group = 0
+        empty = v.integer(z, "empty_front", f, minimum=0, default=0)
+        if group:
+            if spares >= group:
+                raise ProfileError(v.path, f"{f}.spares", f"{spares} spares per group of "
+                                   f"{group} slots leave no data sectors")
+            per_group: dict[int, int] = {}
+            for s_ in slips:
+                per_group[s_ // group] = per_group.get(s_ // group, 0) + 1
+            full = slots // group
+            over = [g for g, n in per_group.items() if n > (spares if g < full else 0)]
+            if over:
+                raise ProfileError(v.path, f"{f}.slips",
+                                   f"sparing group {over[0]} holds more slips than its "
+                                   f"{spares if over[0] < full else 0} spares")
+            good = full * (group - spares) + slots % group - per_group.get(full, 0)
+        else:
+            good = slots - max(spares, len(slips))
+        if good - empty <= 0:
+            raise ProfileError(v.path, f"{f}.spares",
+                               "spares, slips and the empty front leave no data sectors")
+        remaps = z.get("remaps", [])
+        if not isinstance(remaps, list) or not all(
+                isinstance(p, list) and len(p) == 2 and all(isinstance(x, int) and 0 <= x < slots
+                                                            for x in p) for p in remaps):
+            raise ProfileError(v.path, f"{f}.remaps",
+                               f"must be [defective slot, spare slot] pairs in 0..{slots - 1}")
+        zones.append(Zone(first, last, spt, ts, cs, offset % spt, spares, tuple(slips),
+                          group, empty, tuple((a, b) for a, b in remaps if a != b)))
     return zones
 
 

@@ -118,3 +118,59 @@ def _spt_of_cylinder(spec, cyl):
         if z["first_cylinder"] <= cyl <= z["last_cylinder"]:
             return z["sectors_per_track"]
     raise AssertionError(cyl)
+
+
+# -- DiskSim's sparing layouts (dm_layout_g1), checked by hand ------------------------------
+
+def _one_zone(**zone):
+    from simcore.profiles import profile_from_dict
+    base = {"id": "z", "name": "z", "geometry": {"rpm": 6000, "surfaces": 2, "zones": [
+        {"first_cylinder": 0, "last_cylinder": 3, "sectors_per_track": 10, "track_skew": 0,
+         "cylinder_skew": 0, **zone}]},
+            "mechanics": {"head_switch_ms": 1.0, "seek": {"model": "linear",
+                                                          "per_cylinder_ms": 1}}}
+    return Layout(profile_from_dict(base, "z.toml"))
+
+
+def test_spares_at_the_end_of_every_track():
+    """Scheme 3: one spare per 10-slot track leaves 9 LBAs a track, 8 tracks -> 72."""
+    lay = _one_zone(spares=1, spare_group=10)
+    assert lay.capacity == 72
+    assert lay.locate(8)[:3] == (0, 0, 8)       # last data sector of track 0
+    assert lay.locate(9)[:3] == (0, 1, 0)       # slot 9 is the spare: next track
+    assert lay.lba_at(0, 0, 9) is None          # the spare holds no LBA
+    assert [p.count for p in lay.pieces(5, 10)] == [4, 6]
+
+
+def test_spares_at_the_end_of_every_range_with_a_slip():
+    """Scheme 8: ranges of 2 cylinders = 40 slots with 3 spares; a slip at slot 5 of range 0."""
+    lay = _one_zone(spares=3, spare_group=40, slips=[5])
+    assert lay.capacity == 2 * 37
+    assert lay.locate(4)[:3] == (0, 0, 4)
+    assert lay.locate(5)[:3] == (0, 0, 6)       # pushed past the slip
+    assert lay.locate(36)[:3] == (1, 1, 7)      # slot 37: the range's last data sector
+    assert lay.lba_at(1, 1, 8) is None          # slots 38, 39 are spares
+    assert lay.locate(37)[:3] == (2, 0, 0)      # the next range starts on cylinder 2
+
+
+def test_empty_space_at_the_zone_front_and_unused_cylinders():
+    from simcore.profiles import profile_from_dict
+    base = {"id": "g", "name": "g", "geometry": {"rpm": 6000, "surfaces": 1, "zones": [
+        {"first_cylinder": 0, "last_cylinder": 1, "sectors_per_track": 10, "track_skew": 0,
+         "cylinder_skew": 0, "empty_front": 3},
+        {"first_cylinder": 3, "last_cylinder": 4, "sectors_per_track": 8, "track_skew": 0,
+         "cylinder_skew": 0}]},
+            "mechanics": {"head_switch_ms": 1.0, "seek": {"model": "linear",
+                                                          "per_cylinder_ms": 1}}}
+    lay = Layout(profile_from_dict(base, "g.toml"))
+    assert lay.capacity == 17 + 16
+    assert lay.locate(0)[:3] == (0, 0, 3)
+    assert lay.locate(17)[:3] == (3, 0, 0)      # cylinder 2 is unused
+    assert lay.cylinders == 5 and lay.lba_at(2, 0, 0) is None
+
+
+def test_remapped_defect_moves_one_sector():
+    lay = _one_zone(spares=4, remaps=[[3, 78]])
+    assert lay.locate(3)[:3] == (3, 1, 8)       # slot 78 = cylinder 3, surface 1, sector 8
+    assert lay.lba_at(0, 0, 3) is None
+    assert lay.lba_at(3, 1, 8) == 3

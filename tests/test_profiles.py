@@ -83,12 +83,12 @@ def test_bad_profiles_name_the_field(mutate, field, words):
 def test_bad_explicit_zones():
     base = {"id": "x", "name": "x", "geometry": {"rpm": 5400, "surfaces": 1},
             "mechanics": {"head_switch_ms": 1.0, "seek": {"model": "linear", "per_cylinder_ms": 1}}}
-    gap = copy.deepcopy(base)
-    gap["geometry"]["zones"] = [
+    overlap = copy.deepcopy(base)
+    overlap["geometry"]["zones"] = [
         {"first_cylinder": 0, "last_cylinder": 9, "sectors_per_track": 10},
-        {"first_cylinder": 11, "last_cylinder": 19, "sectors_per_track": 8}]
-    with pytest.raises(ProfileError, match=r"zones\[1\].first_cylinder.*contiguous"):
-        profile_from_dict(gap, "gap.toml")
+        {"first_cylinder": 9, "last_cylinder": 19, "sectors_per_track": 8}]
+    with pytest.raises(ProfileError, match=r"zones\[1\].first_cylinder.*overlap"):
+        profile_from_dict(overlap, "overlap.toml")
     skew = copy.deepcopy(base)
     skew["geometry"]["zones"] = [{"first_cylinder": 0, "last_cylinder": 9,
                                   "sectors_per_track": 10, "track_skew": 10}]

@@ -41,10 +41,11 @@ def boundary_safe(mech: Mechanism, nudge_ms: float = NUDGE_MS):
 
 
 def cylinders(layout, lbas) -> np.ndarray:
-    """Cylinder of each LBA, vectorized (layouts without slipped sectors; else one by one)."""
+    """Cylinder of each LBA, vectorized (layouts without slips, spare groups or empty
+    fronts; else one by one)."""
     lbas = np.asarray(lbas, dtype=np.int64)
     prof = layout.profile
-    if any(z.slips for z in prof.zones):
+    if not layout.simple:
         return np.fromiter((layout.cylinder_of(int(x)) for x in lbas), np.int64, len(lbas))
     starts = np.array([layout.zone_lba_range(z)[0] for z in range(layout.zone_count)])
     per_cyl = np.array([layout.sectors_per_track(z) * layout.surfaces
