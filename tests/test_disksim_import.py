@@ -195,26 +195,26 @@ def test_sparing_schemes_that_map(model_dir, scheme, spares, capacity):
     assert layout.capacity == capacity
 
 
-def test_empty_space_at_zone_front_becomes_slipped_sectors(model_dir):
+def test_empty_space_at_zone_front_holds_no_data(model_dir):
     model = edit(model_dir / "tiny.model", "Empty space at zone front = 0,\n"
                  "            Skew for track switch = 3",
                  "Empty space at zone front = 3,\n            Skew for track switch = 3")
     imp = import_disksim(model)
     z = imp.profile["geometry"]["zones"][0]
-    assert z["slips"] == [0, 1, 2, 5] and z["spares"] == 7
+    assert z["slips"] == [5] and z["spares"] == 4 and z["empty_front"] == 3
     layout = Layout(load_disk(_write_toml(imp, model_dir / "d.toml")))
     assert layout.capacity == 83  # 60 - 3 - 4 + 30
     assert tuple(layout.locate(0)[:3]) == (0, 0, 5)  # slot 3: (2 + 3) % 10
 
 
 def test_unsupported_sparing_scheme_is_refused_naming_it(model_dir):
-    model = edit(model_dir / "tiny.model", "Sparing scheme used = 9", "Sparing scheme used = 3")
+    model = edit(model_dir / "tiny.model", "Sparing scheme used = 9", "Sparing scheme used = 5")
     with pytest.raises(ProfileError) as err:
         import_disksim(model)
     assert err.value.field == "Sparing scheme used"
     msg = str(err.value)
-    assert "tiny.model" in msg and "line 24" in msg and "sparing scheme 3" in msg
-    assert "end of each track" in msg
+    assert "tiny.model" in msg and "line 24" in msg and "sparing scheme 5" in msg
+    assert "front of each cylinder" in msg
     # the same scheme with no spares and no slips maps as no sparing
     for old, new in (("Number of spares = 4", "Number of spares = 0"),
                      ("Number of spares = 2", "Number of spares = 0"),
@@ -222,8 +222,19 @@ def test_unsupported_sparing_scheme_is_refused_naming_it(model_dir):
         edit(model, old, new)
     imp = import_disksim(model)
     assert [z["spares"] for z in imp.profile["geometry"]["zones"]] == [0, 0]
-    assert any("tiny.model:24: sparing scheme 3" in w and "imported as no sparing" in w
+    assert any("tiny.model:24: sparing scheme 5" in w and "imported as no sparing" in w
                for w in imp.warnings)
+
+
+def test_spares_per_track_scheme_3(model_dir):
+    """Scheme 3: each zone-1 track (10 slots) ends in 4 spares; slip 5 uses one of track 0's."""
+    model = edit(model_dir / "tiny.model", "Sparing scheme used = 9", "Sparing scheme used = 3")
+    imp = import_disksim(model)
+    z = imp.profile["geometry"]["zones"][0]
+    assert z["spare_group"] == 10 and z["spares"] == 4 and z["slips"] == [5]
+    layout = Layout(load_disk(_write_toml(imp, model_dir / "d3.toml")))
+    assert layout.zone_lba_range(0) == (0, 6 * 6)   # 6 tracks x 6 data sectors
+    assert layout.locate(5)[2] == (2 + 6) % 10      # pushed past the slip at slot 5
 
 
 def test_unknown_mapping_scheme_is_refused(model_dir):
@@ -235,11 +246,15 @@ def test_unknown_mapping_scheme_is_refused(model_dir):
     assert err.value.field == "LBN-to-PBN mapping scheme"
 
 
-def test_defects_are_warned_not_modelled(model_dir):
+def test_defects_are_remapped(model_dir):
     model = edit(model_dir / "tiny.model", "defects = [ ]\n         }\n      ]",
                  "defects = [ 3, 31 ]\n         }\n      ]")
     imp = import_disksim(model)
-    assert any("tiny.model:50" in w and "remapped defect" in w for w in imp.warnings)
+    z = imp.profile["geometry"]["zones"][-1]
+    assert z["remaps"] == [[3, 31]]
+    layout = Layout(load_disk(_write_toml(imp, model_dir / "dr.toml")))
+    first = layout.zone_lba_range(len(imp.profile["geometry"]["zones"]) - 1)[0]
+    assert layout.lba_at(*layout.locate(first + 3)[:3]) == first + 3
 
 
 # -- mechanics ----------------------------------------------------------------------
@@ -396,8 +411,8 @@ def test_unknown_parameters_are_warned_with_file_and_line(model_dir):
     ("tiny.model", "slips = [ 9 ]", "slips = [ 9, x ]", 49, "slips", "item 2 'x'"),
     ("tiny.model", "Blocks per track = 10,", "Blocks per track = 10 11,", 30,
      "Blocks per track", "expected ','"),
-    ("tiny.model", "First cylinder number = 3", "First cylinder number = 4", 40,
-     "First cylinder number", "contiguous"),
+    ("tiny.model", "First cylinder number = 3", "First cylinder number = 2", 40,
+     "First cylinder number", "overlap"),
     ("tiny.model", "Seek type = extracted", "Seek type = magnetic", 14, "Seek type",
      "'magnetic' is not a seek type"),
     ("tiny.model", "dm_disk TINY2Z {", "source tiny.model\ndm_disk TINY2Z {", 7, "source",
