@@ -365,12 +365,15 @@ class SegmentCache:
     # -- boundaries -----------------------------------------------------------
     def _track_end(self, lba: int) -> int:
         """One past the last LBA of the track holding ``lba``."""
-        left = self.layout.capacity - lba
-        return lba + self.layout.pieces(lba, min(left, 1 << 16))[0].count
+        lay = self.layout
+        left = lay.capacity - lba  # a track holds at most one track's worth: ask for no more
+        return lba + lay.pieces(lba, min(left, lay.sectors_per_track(lay.zone_of(lba))))[0].count
 
     def _cylinder_end(self, lba: int) -> int:
-        left = self.layout.capacity - lba
-        pieces = self.layout.pieces(lba, min(left, 1 << 18))
+        lay = self.layout
+        left = lay.capacity - lba
+        per_cylinder = lay.sectors_per_track(lay.zone_of(lba)) * lay.surfaces
+        pieces = lay.pieces(lba, min(left, per_cylinder))
         end = lba
         for p in pieces:
             if p.cylinder != pieces[0].cylinder:

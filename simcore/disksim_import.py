@@ -88,7 +88,8 @@ _DISK = {"Model", "Scheduler", "Max queue length", "Bulk sector transfer time",
          "Segment size (in blks)", "Number of buffer segments", "Per-request overhead time",
          "Time scale for overheads", "Enable caching in buffer", "Buffer continuous read",
          "Maximum read-ahead (blks)", "Fast write level", "Immediate buffer read",
-         "Immediate buffer write", *_OVERHEADS}
+         "Immediate buffer write", "High (read) water mark", "Set watermark by reqsize",
+         *_OVERHEADS}
 # DiskSim knobs simcore does not model: reported when set to anything but 0.
 _DISK_NOT_MODELLED = {
     "Hold bus entire read xfer", "Hold bus entire write xfer", "Allow almost read hits",
@@ -96,7 +97,7 @@ _DISK_NOT_MODELLED = {
     "Allow sneaky intermediate read hits", "Allow read hits on write data",
     "Allow write prebuffering", "Preseeking level", "Never disconnect",
     "Maximum number of write segments", "Use separate write segment", "Low (write) water mark",
-    "High (read) water mark", "Set watermark by reqsize", "Minimum read-ahead (blks)",
+    "Minimum read-ahead (blks)",
     "Read-ahead over requested", "Read-ahead on idle hit", "Read any free blocks",
     "Combine seq writes", "Stop prefetch in sector", "Disconnect write if seek",
     "Write hit stop prefetch", "Read directly to buffer", "Immed transfer partial hit",
@@ -873,22 +874,27 @@ class _Context:
         per = d.number("Per-request overhead time", default=0.0, minimum=0.0)
         fast = d.integer("Fast write level", default=0, minimum=0)
         wkind = "Write hit" if fast else "Write miss"
-        self._one_of(spec, "Read miss over. after read", "Read miss over. after write", ov)
-        self._one_of(spec, "Read hit over. after read", "Read hit over. after write", ov)
-        self._one_of(spec, f"{wkind} over. after write", f"{wkind} over. after read", ov)
         rc, wc = ov["Read completion overhead"], ov["Write completion overhead"]
-        completion = rc if rc == wc else (rc + wc) / 2
-        if rc != wc:
-            self.warnings.append(f"{_short(spec)}: read and write completion overheads differ "
-                                 f"({rc} and {wc} ms); simcore has one, their mean "
-                                 f"{completion:g} ms")
-            self.assumed.append("firmware.overheads.completion_ms (mean of read and write)")
+
+        def ms(name: str) -> float:
+            return scale * (per + ov[name])
+
         overheads = {
-            "read_miss_ms": scale * (per + ov["Read miss over. after read"]),
-            "read_hit_ms": scale * (per + ov["Read hit over. after read"]),
-            "write_ms": scale * (per + ov[f"{wkind} over. after write"]),
-            "completion_ms": scale * completion,
+            "read_miss_ms": ms("Read miss over. after read"),
+            "read_hit_ms": ms("Read hit over. after read"),
+            "write_ms": ms(f"{wkind} over. after write"),
+            "completion_ms": scale * rc,
         }
+        # the firmware's cost of a change of command type, kept where it differs
+        for key, name, base in (("read_miss_after_write_ms", "Read miss over. after write",
+                                 "read_miss_ms"),
+                                ("read_hit_after_write_ms", "Read hit over. after write",
+                                 "read_hit_ms"),
+                                ("write_after_read_ms", f"{wkind} over. after read", "write_ms")):
+            if ms(name) != overheads[base]:
+                overheads[key] = ms(name)
+        if wc != rc:
+            overheads["write_completion_ms"] = scale * wc
 
         segs = d.integer("Number of buffer segments", default=1, minimum=0)
         seg_blocks = d.integer("Segment size (in blks)", default=0, minimum=0)
@@ -941,12 +947,6 @@ class _Context:
         d.finish()
         return firmware, interface
 
-    def _one_of(self, spec: Block, used: str, other: str, ov: dict[str, float]) -> None:
-        if ov[used] != ov[other]:
-            self.warnings.append(f"{_short(spec)}: '{used}' = {ov[used]} and '{other}' = "
-                                 f"{ov[other]} differ; simcore keeps one value and uses the "
-                                 f"first")
-
     def _interface(self, spec: Block, d: _Reader) -> dict[str, Any]:
         times: list[tuple[float, str]] = [
             (d.number("Bulk sector transfer time", default=0.0, minimum=0.0),
@@ -963,11 +963,19 @@ class _Context:
                                                            default=0.0, minimum=0.0),
                               f"controller {b.name}"))
         per_block, who = max(times, key=lambda x: x[0])
+        mark = d.number("High (read) water mark", default=0.0, minimum=0.0)
+        if d.integer("Set watermark by reqsize", default=1, minimum=0) != 1 and mark > 0:
+            p = spec.get("Set watermark by reqsize")
+            assert p is not None
+            self.warn(p, "a read water mark set by segment size is taken by request size")
         if per_block <= 0:
             return {"name": "ideal (DiskSim block transfer times are 0)", "rate_mb_s": 0.0}
         rate = 512 / (per_block * 1000.0)  # MB/s = 10^6 B/s; per_block in ms
-        return {"name": f"DiskSim bulk transfer, {per_block:g} ms per block ({who})",
-                "rate_mb_s": rate}
+        out = {"name": f"DiskSim bulk transfer, {per_block:g} ms per block ({who})",
+               "rate_mb_s": rate}
+        if mark > 0:
+            out["read_watermark"] = min(1.0, mark)
+        return out
 
     def _path_blocks(self, spec: Block) -> list[Block]:
         """Bus and controller blocks between the driver and this disk (all, without topology)."""

@@ -112,9 +112,8 @@ class Drive:
         self.busy_ms = 0.0
         self.last_lba = 0
         self._wake: simpy.Event | None = None
-        ov = self.profile.overheads
-        self._read_ov, self._write_ov, self._done_ov = ov.read_miss_ms, ov.write_ms, ov.completion_ms
-        self._read_hit_ov = ov.read_hit_ms
+        self._ov = self.profile.overheads
+        self._after_write = False  # the type of the command before: overheads depend on it
         self._service = service or self._mechanical_service
         self.cache = None
         self.port = None
@@ -141,14 +140,15 @@ class Drive:
     def _mechanical_service(self, req: Request, start: float,
                             head: HeadState) -> tuple[float, Access, bool]:
         is_write = req.op == WRITE
-        overhead = self._write_ov if is_write else self._read_ov
+        ov = self._ov
+        overhead = ov.write(self._after_write) if is_write else ov.read_miss(self._after_write)
         acc = self.mechanism.access(req.lba, req.sectors, is_write, start + overhead, head)
         return overhead, acc, False
 
     def _run(self):
         env, pending, head = self.env, self.pending, self.head
         choose, view, record = self._choose, self.view, self.completed.append
-        done_ov = self._done_ov
+        ov = self._ov
         while True:
             if not pending:
                 self._wake = env.event()
@@ -160,6 +160,8 @@ class Drive:
             else:
                 pending.remove(req)
             overhead, acc, hit = self._service(req, now, head)
+            done_ov = ov.completion(req.op == WRITE)
+            self._after_write = req.op == WRITE
             finish = acc.end_ms + done_ov
             yield env.timeout(finish - now)
             head.cylinder, head.surface = acc.cylinder, acc.surface
@@ -253,10 +255,13 @@ class Drive:
                 chan.resource.release(creq)
                 chan.note(self.name, "held", t, env.now)
         overhead, seek, rot, xfer, hit = parts
-        if self._done_ov:
-            yield env.timeout(self._done_ov)
+        done_ov = self._ov.completion(req.op == WRITE)
+        if req.op != FLUSH:
+            self._after_write = req.op == WRITE
+        if done_ov:
+            yield env.timeout(done_ov)
         finish = env.now
-        overhead += self._done_ov
+        overhead += done_ov
         self.last_lba = req.lba + req.sectors
         self.busy_ms += finish - start
         iface = max(0.0, finish - start - overhead - seek - rot - xfer)
@@ -285,7 +290,8 @@ class Drive:
         cache, port = self.cache, self.port
         n = req.sectors
         kind = cache.lookup(req.lba, n, t)
-        ov = self._read_hit_ov if kind in ("hit", "stream") else self._read_ov
+        aw = self._after_write
+        ov = self._ov.read_hit(aw) if kind in ("hit", "stream") else self._ov.read_miss(aw)
         svc = cache.read(req.lba, n, t, t + ov, self.head)
         self._trace_plan(svc.plan)
         if port.is_pio:
@@ -347,11 +353,15 @@ class Drive:
             cap = self.cache.cap
             piece = n if n <= cap else max(1, cap // 2)
             drained = np.empty(n)
+            # DiskSim's read water mark: reconnect once this much of the request is buffered
+            mark = min(n, piece, int(np.ceil(self.profile.read_watermark * n - 1e-9)))
             k = 0
             while k < n:
                 end = min(n, k + piece)
                 sub = np.arange(end - k, dtype=float)
                 s = max(env.now, float(np.max(ready[k:end] - sub * b)))
+                if k == 0 and mark > 0:
+                    s = max(s, float(ready[mark - 1]))
                 if s > env.now:
                     yield env.timeout(s - env.now)
                 with chan.request() as r:
@@ -421,7 +431,7 @@ class Drive:
     def _serve_write(self, req: Request, t: float):
         cache, port, env = self.cache, self.port, self.env
         n = req.sectors
-        ov = self._write_ov
+        ov = self._ov.write(self._after_write)
         space = cache.write_space(req.lba, n, t)
         if ov:
             yield env.timeout(ov)

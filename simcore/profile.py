@@ -70,12 +70,40 @@ class SeekSpec:
 
 @dataclass(frozen=True)
 class Overheads:
-    """Firmware command overheads in ms, charged before any mechanical work."""
+    """Firmware command overheads in ms, charged before any mechanical work.
+
+    A drive's firmware takes longer to set up a command whose type differs from
+    the one before (DiskSim's "... over. after read" / "after write" pairs,
+    extracted from real drives by DIXtrac): ``read_*`` and ``completion_ms``
+    apply after a read, ``write_ms`` after a write; the ``*_after_*`` fields,
+    when given, apply when the type changes. ``write_completion_ms`` ends a write
+    (``completion_ms`` when unset).
+    """
 
     read_miss_ms: float = 0.0
     read_hit_ms: float = 0.0
     write_ms: float = 0.0
     completion_ms: float = 0.0
+    read_miss_after_write_ms: float | None = None
+    read_hit_after_write_ms: float | None = None
+    write_after_read_ms: float | None = None
+    write_completion_ms: float | None = None
+
+    def read_miss(self, after_write: bool) -> float:
+        v = self.read_miss_after_write_ms
+        return v if after_write and v is not None else self.read_miss_ms
+
+    def read_hit(self, after_write: bool) -> float:
+        v = self.read_hit_after_write_ms
+        return v if after_write and v is not None else self.read_hit_ms
+
+    def write(self, after_write: bool) -> float:
+        v = self.write_after_read_ms
+        return v if not after_write and v is not None else self.write_ms
+
+    def completion(self, is_write: bool) -> float:
+        v = self.write_completion_ms
+        return v if is_write and v is not None else self.completion_ms
 
 
 @dataclass(frozen=True)
@@ -108,6 +136,10 @@ class DiskProfile:
     zero_latency_writes: bool = False
     interface: str = "ideal"
     interface_mb_s: float = 0.0
+    read_watermark: float = 0.0
+    """Fraction of a read that must be in the buffer before the drive starts sending it to the
+    host (DiskSim's "High (read) water mark", set by request size): 0 sends as soon as the
+    bus can keep up with the media, 1 stores the whole request first."""
     overheads: Overheads = field(default_factory=Overheads)
     cache: CacheSpec = field(default_factory=CacheSpec)
     initial_cylinder: int = 0

@@ -28,9 +28,11 @@ _SEEK = {"model", "single_ms", "average_ms", "full_ms", "settle_ms", "accel_cyl_
          "max_speed_cyl_per_ms", "base_ms", "per_cylinder_ms", "table"}
 _FIRMWARE = {"zero_latency_reads", "zero_latency_writes", "overheads", "cache"}
 _OVERHEADS = {"read_miss_ms", "read_hit_ms", "write_ms", "completion_ms"}
+_OVERHEADS_OPTIONAL = {"read_miss_after_write_ms", "read_hit_after_write_ms",
+                       "write_after_read_ms", "write_completion_ms"}
 _CACHE = {"size_kib", "segments", "read_ahead", "max_read_ahead_kib", "write_back",
           "min_read_ahead_kib", "adaptive"}
-_INTERFACE = {"name", "rate_mb_s"}
+_INTERFACE = {"name", "rate_mb_s", "read_watermark"}
 _INITIAL = {"cylinder", "angle"}
 READ_AHEAD_POLICIES = {"none", "track", "cylinder", "segment", "on-arrival", "zero"}
 
@@ -102,10 +104,14 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
         (seek.table[0][1] if seek.table else head_switch))
     zones = _zones(v, geo, rev_ms, head_switch, max(move1, head_switch))
 
-    overheads = Overheads(**{k: v.number(fw.get("overheads", {}), k, "firmware.overheads",
-                                         minimum=0.0, default=0.0) for k in _OVERHEADS})
+    ov_raw = fw.get("overheads", {})
+    overheads = Overheads(
+        **{k: v.number(ov_raw, k, "firmware.overheads", minimum=0.0, default=0.0)
+           for k in _OVERHEADS},
+        **{k: v.number(ov_raw, k, "firmware.overheads", minimum=0.0)
+           for k in _OVERHEADS_OPTIONAL if k in ov_raw})
     if "overheads" in fw:
-        v.keys(fw["overheads"], _OVERHEADS, "firmware.overheads")
+        v.keys(fw["overheads"], _OVERHEADS | _OVERHEADS_OPTIONAL, "firmware.overheads")
     cache = CacheSpec()
     if "cache" in fw:
         c = fw["cache"]
@@ -154,6 +160,7 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
         zero_latency_writes=bool(fw.get("zero_latency_writes", False)),
         interface=str(iface.get("name", "ideal")),
         interface_mb_s=v.number(iface, "rate_mb_s", "interface", minimum=0.0, default=0.0),
+        read_watermark=_fraction(v, iface, "read_watermark", "interface"),
         overheads=overheads, cache=cache, initial_cylinder=init_cyl, initial_angle=angle,
         time_unit=str(data.get("time_unit", "ms")), year=data.get("year"),
         source=str(data.get("source", "")), assumed=tuple(assumed),
@@ -295,6 +302,13 @@ def _zones(v: _Validator, geo: dict, rev_ms: float, head_switch: float,
         zones.append(Zone(first, last, spt, ts, cs, offset % spt, spares, tuple(slips),
                           group, empty, tuple((a, b) for a, b in remaps if a != b)))
     return zones
+
+
+def _fraction(v, table: dict, key: str, where: str) -> float:
+    x = v.number(table, key, where, minimum=0.0, default=0.0)
+    if x > 1.0:
+        raise ProfileError(v.path, f"{where}.{key}", f"{x} must be a fraction in 0..1")
+    return x
 
 
 class _Validator:
