@@ -22,17 +22,22 @@ def cdf(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x, np.arange(1, len(x) + 1) / len(x)
 
 
-def demerit(measured: np.ndarray, simulated: np.ndarray, points: int = 1000) -> float:
+def demerit(measured: np.ndarray, simulated: np.ndarray, step: float = 1e-4) -> float:
     """RMS horizontal distance (same units as the inputs) between two CDFs.
 
-    Both distributions are read at the same ``points`` evenly spaced quantiles,
-    so the two samples need not have the same size.
+    As DiskSim computes it: the quantile p steps from ``step`` to 1 in steps of
+    ``step`` (0.0001), the time at which each distribution reaches p is
+    interpolated, and the root mean square of the differences is returned. The
+    two samples need not have the same size.
     """
     m = np.asarray(measured, dtype=float)
     s = np.asarray(simulated, dtype=float)
     if len(m) == 0 or len(s) == 0:
         raise ValueError("demerit needs two non-empty samples")
-    q = (np.arange(points) + 0.5) / points
+    if not 0 < step <= 1:
+        raise ValueError(f"step must be in (0, 1], not {step}")
+    n = round(1.0 / step)
+    q = np.arange(1, n + 1) / n
     dm = np.quantile(m, q)
     ds = np.quantile(s, q)
     return float(np.sqrt(np.mean((dm - ds) ** 2)))

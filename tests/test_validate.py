@@ -37,7 +37,9 @@ def synthesise(profile_path: Path, out: Path, n: int = 400, seed: int = 7) -> Pa
         op = "R" if rng.random() < 0.7 else "W"
         gap_us = int(rng.integers(0, 25_000))
         steps.append(ValidationStep(op, lba, sectors, 0.0, gap_us / 1000.0))
-    records = sorted(run(mech, ValidationWorkload(steps)).records, key=lambda r: r.id)
+    # the drive's whole firmware, as validate replays it
+    records = sorted(run(mech, ValidationWorkload(steps), cache=True).records,
+                     key=lambda r: r.id)
     lines = ["# synthesised by simcore from " + profile_path.name, ""]
     for s, r in zip(steps, records, strict=True):
         label = "Miss" if s.op == "R" else "Hit"
@@ -67,7 +69,39 @@ def test_self_generated_trace_has_zero_demerit(tiny, capsys):
     assert report["demerit_pct"] < 1e-4
     assert report["simulated_mean_ms"] == pytest.approx(report["measured_mean_ms"], abs=1e-5)
     assert set(report) == {"demerit_ms", "demerit_pct", "measured_mean_ms",
-                           "simulated_mean_ms", "requests"}
+                           "simulated_mean_ms", "measured_sd_ms", "simulated_sd_ms", "requests",
+                           "reads", "writes", "disk", "firmware"}
+    assert report["firmware"] is True
+    assert report["reads"]["requests"] + report["writes"]["requests"] == 400
+    assert report["writes"]["demerit_ms"] < 1e-5
+
+
+def test_validate_runs_the_drive_firmware_unless_bare(tiny, capsys):
+    """The 'measured' trace came from the drive with its cache and overheads: the bare
+    mechanism cannot match it, the whole firmware does."""
+    profile, trace = tiny
+    assert cli_main(["validate", "--disk", str(profile), "--trace", str(trace), "--bare"]) == 0
+    bare = json.loads(capsys.readouterr().out)
+    assert bare["firmware"] is False and bare["demerit_ms"] > 0.05
+
+
+def test_validate_imports_a_disksim_model_directly(tiny, capsys):
+    """``--disk model.parv`` imports on the fly: the same drive as the imported profile."""
+    _, trace = tiny
+    report = validate_cli(capsys, DATA / "tiny.parv", trace)
+    assert report["demerit_ms"] < 1e-5
+
+
+def test_demerit_steps_quantiles_like_disksim():
+    """p = 0.0001 .. 1 in steps of 0.0001: a constant shift d gives exactly d."""
+    from simcore.metrics import demerit
+
+    x = np.linspace(1.0, 9.0, 101)
+    assert demerit(x, x + 0.25) == pytest.approx(0.25, abs=1e-12)
+    assert demerit([1.0, 2.0], [1.0, 2.0]) == 0.0
+    # two points: the quantile curve of [0, 1] against [0, 2] differs by p at each step
+    expect = np.sqrt(np.mean((np.arange(1, 10001) / 10000) ** 2))
+    assert demerit([0.0, 1.0], [0.0, 2.0]) == pytest.approx(expect, rel=1e-12)
 
 
 def _perturbed(profile: Path, tmp_path: Path, old: str, new: str) -> Path:

@@ -1,8 +1,13 @@
-"""``validate``: replay a DiskSim validation trace and report the demerit figure."""
+"""``validate``: replay a DiskSim validation trace and report the demerit figure.
+
+``--disk`` takes a bundled id, a profile, or a DiskSim model (``.parv``) that is
+imported on the fly; the drive runs with its whole firmware unless ``--bare``.
+"""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from ..engine import replay_validation
@@ -12,15 +17,33 @@ from ..traces.disksim import read_validation
 
 def register(sub) -> None:
     p = sub.add_parser("validate", help="compare a disk model with a measured validation trace")
-    p.add_argument("--disk", required=True, help="a bundled disk id or a profile path")
+    p.add_argument("--disk", required=True,
+                   help="a bundled disk id, a profile path, or a DiskSim .parv/.diskspecs")
     p.add_argument("--trace", required=True, help="a DiskSim validation trace")
     p.add_argument("--scheduler", default="fcfs")
+    p.add_argument("--bare", action="store_true",
+                   help="replay on the bare mechanism (no overheads, cache or interface)")
     p.set_defaults(func=main)
+
+
+def load_any(disk: str):
+    """A profile from a bundled id, a TOML profile or a DiskSim model file."""
+    if Path(disk).suffix in (".parv", ".diskspecs", ".model"):
+        import tomllib
+
+        from ..disksim_import import import_disksim
+        from ..profiles import profile_from_dict
+
+        imported = import_disksim(disk)  # read back as a saved profile would be
+        return profile_from_dict(tomllib.loads(imported.toml), disk)
+    return load_disk(disk)
 
 
 def main(args) -> int:
     if not Path(args.trace).is_file():
         raise FileNotFoundError(f"{args.trace}: no such trace file")
-    report = replay_validation(load_disk(args.disk), read_validation(args.trace), args.scheduler)
-    print(json.dumps(report, indent=2, sort_keys=True))
+    report = replay_validation(load_any(args.disk), read_validation(args.trace),
+                               args.scheduler, firmware=not args.bare)
+    json.dump(report, sys.stdout, indent=2, sort_keys=True)
+    print()
     return 0
