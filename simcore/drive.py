@@ -439,7 +439,9 @@ class Drive:
             arrive = yield from self._pio_out(req, space)
         else:
             arrive = yield from self._dma_out(req, space)
-        svc = cache.write(req.lba, n, arrive, t, self.head)
+        # the arm moves once the command is set up (DiskSim: the overhead comes first), while
+        # the data may still be crossing the bus
+        svc = cache.write(req.lba, n, arrive, t + ov, self.head)
         if svc.media_end_ms is not None:
             self._trace_write(svc, arrive)
             if svc.media_end_ms > env.now:
