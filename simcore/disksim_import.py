@@ -89,6 +89,8 @@ _DISK = {"Model", "Scheduler", "Max queue length", "Bulk sector transfer time",
          "Time scale for overheads", "Enable caching in buffer", "Buffer continuous read",
          "Maximum read-ahead (blks)", "Fast write level", "Immediate buffer read",
          "Immediate buffer write", "High (read) water mark", "Set watermark by reqsize",
+         "Extra write disconnect", "Extradisc command overhead", "Extradisc disconnect overhead",
+         "Extradisc inter-disconnect delay", "Extradisc seek delta",
          *_OVERHEADS}
 # DiskSim knobs simcore does not model: reported when set to anything but 0.
 _DISK_NOT_MODELLED = {
@@ -103,9 +105,7 @@ _DISK_NOT_MODELLED = {
     "Write hit stop prefetch", "Read directly to buffer", "Immed transfer partial hit",
     "Data preparation overhead", "First reselect overhead", "Other reselect overhead",
     "Read disconnect afterread", "Read disconnect afterwrite", "Write disconnect overhead",
-    "Extra write disconnect", "Extradisc command overhead", "Extradisc disconnect overhead",
-    "Extradisc inter-disconnect delay", "Extradisc 2nd disconnect overhead",
-    "Extradisc seek delta", "Minimum seek delay",
+    "Extradisc 2nd disconnect overhead", "Minimum seek delay",
 }
 # Knobs with no effect on a drive's timing: never reported.
 _HARMLESS = {"Print stats", "Avg sectors per cylinder", "Calc sector by sector"}
@@ -895,6 +895,15 @@ class _Context:
                 overheads[key] = ms(name)
         if wc != rc:
             overheads["write_completion_ms"] = scale * wc
+        if d.integer("Extra write disconnect", default=0, minimum=0):
+            x = {n: d.number(n, default=0.0, minimum=0.0) for n in (
+                "Extradisc command overhead", "Extradisc seek delta",
+                "Extradisc disconnect overhead", "Extradisc inter-disconnect delay")}
+            overheads["random_write_setup_ms"] = scale * (x["Extradisc command overhead"]
+                                                          + x["Extradisc seek delta"])
+            overheads["random_write_data_ms"] = scale * (
+                x["Extradisc command overhead"] + x["Extradisc disconnect overhead"]
+                + x["Extradisc inter-disconnect delay"])
 
         segs = d.integer("Number of buffer segments", default=1, minimum=0)
         seg_blocks = d.integer("Segment size (in blks)", default=0, minimum=0)
@@ -948,21 +957,26 @@ class _Context:
         return firmware, interface
 
     def _interface(self, spec: Block, d: _Reader) -> dict[str, Any]:
-        times: list[tuple[float, str]] = [
-            (d.number("Bulk sector transfer time", default=0.0, minimum=0.0),
-             f"disk {spec.name}")]
+        # the slowest link on the path sets the rate, reads and writes apart (buses have both)
+        disk_time = (d.number("Bulk sector transfer time", default=0.0, minimum=0.0),
+                     f"disk {spec.name}")
+        reads, writes = [disk_time], [disk_time]
         if spec.get("Bulk sector transfer time") is None:
             self.assumed.append("interface.rate_mb_s")
         for b in self._path_blocks(spec):
             if b.type == "disksim_bus":
                 r = _Reader(b, set(), [])
-                for n in ("Read block transfer time", "Write block transfer time"):
-                    times.append((r.number(n, default=0.0, minimum=0.0), f"bus {b.name}"))
+                reads.append((r.number("Read block transfer time", default=0.0, minimum=0.0),
+                              f"bus {b.name}"))
+                writes.append((r.number("Write block transfer time", default=0.0, minimum=0.0),
+                               f"bus {b.name}"))
             else:
-                times.append((_Reader(b, set(), []).number("Bulk sector transfer time",
-                                                           default=0.0, minimum=0.0),
-                              f"controller {b.name}"))
-        per_block, who = max(times, key=lambda x: x[0])
+                t = (_Reader(b, set(), []).number("Bulk sector transfer time", default=0.0,
+                                                  minimum=0.0), f"controller {b.name}")
+                reads.append(t)
+                writes.append(t)
+        per_block, who = max(reads, key=lambda x: x[0])
+        per_block_w = max(writes, key=lambda x: x[0])[0]
         mark = d.number("High (read) water mark", default=0.0, minimum=0.0)
         if d.integer("Set watermark by reqsize", default=1, minimum=0) != 1 and mark > 0:
             p = spec.get("Set watermark by reqsize")
@@ -973,6 +987,8 @@ class _Context:
         rate = 512 / (per_block * 1000.0)  # MB/s = 10^6 B/s; per_block in ms
         out = {"name": f"DiskSim bulk transfer, {per_block:g} ms per block ({who})",
                "rate_mb_s": rate}
+        if per_block_w > 0 and per_block_w != per_block:
+            out["write_rate_mb_s"] = 512 / (per_block_w * 1000.0)
         if mark > 0:
             out["read_watermark"] = min(1.0, mark)
         return out

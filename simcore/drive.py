@@ -26,6 +26,7 @@ import numpy as np
 import simpy
 
 from .access import Access, HeadState, Mechanism
+from .layout import SECTOR_BYTES
 from .profile import DiskProfile
 from .records import WRITE, Completed, Request
 from .sched import get_scheduler
@@ -212,6 +213,10 @@ class Drive:
         self.trace = trace
         self.interrupts = 0
         self._bus_ms = port.mode.sector_ms if port.mode.transfer_ns > 0 else 0.0
+        self._bus_write_ms = self._bus_ms
+        w = prof.interface_write_mb_s
+        if w > 0 and interface is None and prof.interface_mb_s > 0:  # the profile's own bus
+            self._bus_write_ms = SECTOR_BYTES / (w * 1000.0)
 
     def _run_buffered(self):
         env, pending, cache, head = self.env, self.pending, self.cache, self.head
@@ -431,10 +436,16 @@ class Drive:
     def _serve_write(self, req: Request, t: float):
         cache, port, env = self.cache, self.port, self.env
         n = req.sectors
-        ov = self._ov.write(self._after_write)
+        ov = data_ov = self._ov.write(self._after_write)
+        if (self._ov.random_write_setup_ms is not None and self._after_write
+                and req.lba != self.last_lba):
+            # a write that does not continue the write before: the drive disconnects and
+            # comes back for the data (DiskSim's extra write disconnect, seen on HP drives)
+            ov = self._ov.random_write_setup_ms
+            data_ov = self._ov.random_write_data_ms or ov
         space = cache.write_space(req.lba, n, t)
-        if ov:
-            yield env.timeout(ov)
+        if data_ov:
+            yield env.timeout(data_ov)
         if port.is_pio:
             arrive = yield from self._pio_out(req, space)
         else:
@@ -463,7 +474,7 @@ class Drive:
             self._note("media", svc.media_end_ms - svc.transfer_ms, svc.media_end_ms)
 
     def _dma_out(self, req: Request, space: np.ndarray):
-        env, chan, b = self.env, self.channel, self._bus_ms
+        env, chan, b = self.env, self.channel, self._bus_write_ms
         n = req.sectors
         idx = np.arange(n, dtype=float)
         creq = None

@@ -88,6 +88,12 @@ class Overheads:
     read_hit_after_write_ms: float | None = None
     write_after_read_ms: float | None = None
     write_completion_ms: float | None = None
+    random_write_setup_ms: float | None = None
+    """A write that follows a write it does not continue: time before the arm moves
+    (DiskSim's "extra write disconnect": extradisc command overhead + seek delta)."""
+    random_write_data_ms: float | None = None
+    """... and before its data starts to cross the bus (the drive disconnects first:
+    extradisc command + disconnect overhead + inter-disconnect delay)."""
 
     def read_miss(self, after_write: bool) -> float:
         v = self.read_miss_after_write_ms
@@ -136,6 +142,9 @@ class DiskProfile:
     zero_latency_writes: bool = False
     interface: str = "ideal"
     interface_mb_s: float = 0.0
+    interface_write_mb_s: float = 0.0
+    """The interface rate for writes where it differs (DiskSim's bus "Write block transfer
+    time"); 0 means the same as ``interface_mb_s``."""
     read_watermark: float = 0.0
     """Fraction of a read that must be in the buffer before the drive starts sending it to the
     host (DiskSim's "High (read) water mark", set by request size): 0 sends as soon as the

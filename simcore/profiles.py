@@ -29,10 +29,11 @@ _SEEK = {"model", "single_ms", "average_ms", "full_ms", "settle_ms", "accel_cyl_
 _FIRMWARE = {"zero_latency_reads", "zero_latency_writes", "overheads", "cache"}
 _OVERHEADS = {"read_miss_ms", "read_hit_ms", "write_ms", "completion_ms"}
 _OVERHEADS_OPTIONAL = {"read_miss_after_write_ms", "read_hit_after_write_ms",
-                       "write_after_read_ms", "write_completion_ms"}
+                       "write_after_read_ms", "write_completion_ms", "random_write_setup_ms",
+                       "random_write_data_ms"}
 _CACHE = {"size_kib", "segments", "read_ahead", "max_read_ahead_kib", "write_back",
           "min_read_ahead_kib", "adaptive"}
-_INTERFACE = {"name", "rate_mb_s", "read_watermark"}
+_INTERFACE = {"name", "rate_mb_s", "write_rate_mb_s", "read_watermark"}
 _INITIAL = {"cylinder", "angle"}
 READ_AHEAD_POLICIES = {"none", "track", "cylinder", "segment", "on-arrival", "zero"}
 
@@ -160,6 +161,8 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
         zero_latency_writes=bool(fw.get("zero_latency_writes", False)),
         interface=str(iface.get("name", "ideal")),
         interface_mb_s=v.number(iface, "rate_mb_s", "interface", minimum=0.0, default=0.0),
+        interface_write_mb_s=v.number(iface, "write_rate_mb_s", "interface", minimum=0.0,
+                                      default=0.0),
         read_watermark=_fraction(v, iface, "read_watermark", "interface"),
         overheads=overheads, cache=cache, initial_cylinder=init_cyl, initial_angle=angle,
         time_unit=str(data.get("time_unit", "ms")), year=data.get("year"),

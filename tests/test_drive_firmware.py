@@ -1,0 +1,96 @@
+"""The drive's firmware as DiskSim's validated models describe it, checked by hand.
+
+Overheads that depend on the command before (DiskSim's "after read" / "after write"
+pairs), a write's seek starting after its overhead, the read water mark, separate
+read and write bus rates, and the HP drives' extra write disconnect. The disk: one
+surface of 100 sectors per track at 6,000 rpm (10 ms a revolution, 0.1 ms a sector),
+no seek cost, an interface of 0.2 ms a sector (2.56 MB/s).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from simcore import run
+from simcore.profiles import profile_from_dict
+from simcore.workloads import ValidationStep, ValidationWorkload
+
+SECTOR_BUS_MS = 0.2
+
+
+def disk(overheads=None, interface=None):
+    data = {
+        "id": "fw", "name": "firmware test disk",
+        "geometry": {"rpm": 6000.0, "surfaces": 1, "zones": [
+            {"first_cylinder": 0, "last_cylinder": 9, "sectors_per_track": 100,
+             "track_skew": 0, "cylinder_skew": 0}]},
+        "mechanics": {"head_switch_ms": 0.0,
+                      "seek": {"model": "linear", "base_ms": 0.0, "per_cylinder_ms": 0.0}},
+        "firmware": {"overheads": overheads or {}, "cache": {
+            "size_kib": 256, "segments": 2, "read_ahead": "none"}},
+        "interface": {"name": "test bus", "rate_mb_s": 512 / (SECTOR_BUS_MS * 1000),
+                      **(interface or {})},
+    }
+    return profile_from_dict(data, "<fw>")
+
+
+def records(profile, steps):
+    wl = ValidationWorkload([ValidationStep(op, lba, n, 0.0, gap) for op, lba, n, gap in steps])
+    return sorted(run(profile, wl, cache=True).records, key=lambda r: r.id)
+
+
+def service(profile, steps):
+    return [r.finish_ms - r.start_ms for r in records(profile, steps)]
+
+
+def test_overheads_follow_the_command_before():
+    """Each record's overhead is the setup its type pays after the command before it, plus
+    the completion of its own type (read 0.1 ms, write 0.3 ms)."""
+    ov = {"read_miss_ms": 1.0, "read_miss_after_write_ms": 3.0, "write_ms": 0.5,
+          "write_after_read_ms": 2.5, "completion_ms": 0.1, "write_completion_ms": 0.3}
+    steps = [("R", 50, 1, 1.0), ("R", 150, 1, 1.0), ("W", 250, 1, 1.0), ("R", 350, 1, 1.0),
+             ("W", 450, 1, 1.0), ("W", 550, 1, 1.0)]
+    got = [round(r.overhead_ms, 9) for r in records(disk(ov), steps)]
+    # first: nothing before it counts as 'after a read' (the drive starts idle)
+    assert got == [1.1, 1.1, 2.8, 3.1, 2.8, 0.8]
+
+
+def test_a_write_seeks_only_after_its_overhead():
+    """Write overhead 3 ms to sector 50 (0.1 ms each), from t=0 at sector 0: the head may
+    only start at 3 ms, reaches sector 50 at 5 ms, writes it in 0.1 ms. Bus: 0.2 ms from
+    3 ms, done at 3.2 ms, before the head gets there."""
+    got = service(disk({"write_ms": 3.0}), [("W", 50, 1, 0.0)])
+    assert got[0] == pytest.approx(5.1)
+
+
+def test_read_water_mark_holds_the_data_until_the_request_is_buffered():
+    """A 20-sector read from sector 10 at t=0: the media delivers sector i at 1.1 + 0.1 i ms.
+    With water mark 0 the bus (0.2 ms a sector, slower than the media) starts as soon as it
+    never overtakes the media: done at 1.1 + 20 x 0.2 = 5.1 ms. With water mark 1 the whole
+    request is buffered first (3.0 ms) and then sent: 3.0 + 4.0 = 7.0 ms."""
+    steps = [("R", 10, 20, 0.0)]
+    assert service(disk(), steps)[0] == pytest.approx(5.1)
+    assert service(disk(interface={"read_watermark": 1.0}), steps)[0] == pytest.approx(7.0)
+    # half: reconnect once the 10th sector is in (2.0 ms), then 20 sectors at the bus rate
+    assert service(disk(interface={"read_watermark": 0.5}), steps)[0] == pytest.approx(6.0)
+
+
+def test_writes_cross_the_bus_at_their_own_rate():
+    """A 40-sector write to sector 0: the media can only write sector i once its data is in;
+    at 0.2 ms a sector the bus is the bottleneck. With a write rate of 0.4 ms a sector the
+    last data arrives at 16 ms instead of 8, and the head, passing sector 39 at 3.9 ms and
+    every 10 ms after, writes it at 23.9 ms instead of 13.9."""
+    steps = [("W", 0, 40, 0.0)]
+    fast = service(disk(), steps)[0]
+    slow = service(disk(interface={"write_rate_mb_s": 512 / 400}), steps)[0]
+    assert slow - fast == pytest.approx(10.0)
+
+
+def test_extra_write_disconnect_applies_to_random_writes_after_writes():
+    """With the HP drives' extra disconnect, a write that does not continue the write before
+    waits the setup time (4.5 ms) before the arm moves; a sequential one, or one after a
+    read, pays the ordinary write overhead (0.5 ms)."""
+    ov = {"write_ms": 0.5, "random_write_setup_ms": 4.5, "random_write_data_ms": 5.0}
+    steps = [("R", 900, 1, 1.0), ("W", 0, 1, 1.0), ("W", 1, 1, 1.0), ("W", 300, 1, 1.0)]
+    got = [round(r.overhead_ms, 9) for r in records(disk(ov), steps)]
+    assert got[1:] == [0.5, 0.5, 4.5]
