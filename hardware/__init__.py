@@ -13,13 +13,14 @@ The modules, from the bottom up:
 - :mod:`hardware.runner`: one job end to end (``run_job``), giving a record;
 - :mod:`hardware.record`: the record format of ``data/measurements``
   (``load``, ``save``);
-- :mod:`hardware.compare`: the same experiment in simcore, and figures that
-  hold measured and simulated results side by side.
+
+Comparing a recording with the same experiment simulated is simcore's job:
+:mod:`simcore.labkit.compare` (``python -m simcore compare``). This package is a
+leaf and never imports simcore (``tests/test_layering.py`` holds it to that).
 
 ``python -m hardware`` is the command line (see :mod:`hardware.__main__`).
 """
 
-from .compare import figure, overlay, simulate
 from .hdparm import parse_I, parse_T, parse_t, parse_W
 from .jobs import JobInfo, get_job, list_jobs
 from .probe import describe, machine, probe_devices
@@ -32,12 +33,10 @@ __all__ = [
     "JobInfo",
     "Refused",
     "describe",
-    "figure",
     "get_job",
     "list_jobs",
     "load",
     "machine",
-    "overlay",
     "parse_I",
     "parse_T",
     "parse_W",
@@ -45,6 +44,15 @@ __all__ = [
     "probe_devices",
     "run_job",
     "save",
-    "simulate",
     "temporarily",
 ]
+
+_MOVED = {"figure", "overlay", "simulate"}
+
+
+def __getattr__(name: str):
+    if name in _MOVED:
+        raise ImportError(f"hardware.{name} has moved to simcore.labkit.compare.{name} "
+                          f"(hardware never imports simcore): "
+                          f"write `from simcore.labkit.compare import {name}`")
+    raise AttributeError(f"module 'hardware' has no attribute {name!r}")

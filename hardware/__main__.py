@@ -6,11 +6,13 @@ A contract other tools rely on::
     python -m hardware jobs [--json] [JOB]
     python -m hardware run JOB --target PATH [--scratch] [--param K=V ...] [--out FILE]
     python -m hardware hdparm DEVICE [--sweep] [--points N] [--json] [--out FILE]
-    python -m hardware compare RECORD [--disk PROFILE]
 
 Exit status 0 on success; otherwise one line on stderr, ``refused: <why>. <what to
 do>`` (status 2) when a safety rule stops a job, ``error: ...`` (status 2) for a
 bad argument, and ``failed: ...`` (status 1) when a tool fails.
+
+``python -m hardware compare`` has moved to ``python -m simcore compare`` (this
+package never imports simcore); the old name says so and exits with status 2.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import argparse
 import json
 import sys
 
-from . import compare, hdparm, probe, record
+from . import hdparm, probe, record
 from .fio import FioError
 from .jobs import get_job, list_jobs
 from .record import RecordError
@@ -148,21 +150,8 @@ def _cmd_hdparm(args) -> int:
 
 
 def _cmd_compare(args) -> int:
-    rec = record.load(args.record)
-    sim = compare.simulate(rec["job"], args.disk, {k: v for k, v in rec["params"].items()
-                                                   if k in get_job(rec["job"]).defaults
-                                                   and k not in ("size", "runtime", "ramp",
-                                                                 "repeat")})
-    print(f"measured:  {rec['label']}")
-    print(f"simulated: {sim['label']}")
-    a, b = rec["summary"].get("points", []), sim["summary"].get("points", [])
-    key = {"zone-bandwidth": "read_mb_s", "qd-sweep": "read_iops", "multistream": "read_mb_s",
-           "seek-distance": "read_lat_mean_ms", "bs-sweep": "read_lat_mean_ms"}[rec["job"]]
-    for pa, pb in zip(a, b, strict=False):
-        label = " ".join(f"{k}={pa[k]}" for k in pa if isinstance(pa[k], str))
-        print(f"{label:40s} measured {pa.get(key, float('nan')):10.4g}  "
-              f"simulated {pb.get(key, float('nan')):10.4g}  ({key})")
-    return 0
+    raise ValueError("compare has moved: run `python -m simcore compare RECORD --disk PROFILE` "
+                     "(hardware never imports simcore)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -207,9 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_hdparm)
 
-    s = sub.add_parser("compare", help="a recording against the same experiment simulated")
-    s.add_argument("record")
-    s.add_argument("--disk", default="modern7200", help="simcore disk profile")
+    s = sub.add_parser("compare", help="moved: python -m simcore compare RECORD")
+    s.add_argument("record", nargs="?")
+    s.add_argument("--disk")
     s.set_defaults(func=_cmd_compare)
     return p
 

@@ -22,6 +22,7 @@ import stat
 import subprocess
 
 from . import probe
+from .honesty import honest_label
 from .safety import Refused
 from .units import MB
 
@@ -284,7 +285,6 @@ def offset_sweep(device: str, offsets_gib: list[int] | None = None, points: int 
     evenly spread from 0 to the last whole GiB that leaves room to read.
     """
     from .record import MEASURED
-    from .runner import honest_label
 
     _check_device(device)
     info = probe.describe(device)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from . import probe, tuning
 from .fio import FioError, fio_path, read_lat_log, run_fio, trim
+from .honesty import honest_label
 from .jobs import Point, get_job, plan
 from .record import MEASURED, save
 from .safety import Refused, Target, check_target, check_tunable
@@ -28,38 +29,6 @@ from .summary import summarize
 from .units import parse_duration_s
 
 __all__ = ["FioError", "default_out", "honest_label", "run_job"]
-
-_HONESTY = {
-    "hdd": "A rotating hard disk as the kernel reports it.",
-    "ssd": "A solid-state drive: no seeks and no zones; flash translation and parallel "
-           "channels decide its timing.",
-    "virtual-disk": "Not a physical disk: a virtual disk whose timing comes from the "
-                    "hypervisor's storage and caches, with no zones or seeks of a known drive.",
-    "ram-disk": "Not a disk: memory.",
-    "file": "A file on a file system: the page cache, the file system's layout and the device "
-            "underneath all sit between fio and any disk.",
-    "directory": "A file system: the page cache, the file system and the device underneath "
-                 "all sit between fio and any disk.",
-}
-
-
-def honest_label(device: dict) -> str:
-    """A sentence or two saying what the measured thing really is."""
-    kind = device.get("kind", "unknown")
-    if kind.startswith("loop-on-"):
-        what = ("Not a disk: a loop device over a file, so the numbers show the file system, "
-                "the device under it and the host's storage stack, not zones or seeks.")
-    else:
-        what = _HONESTY.get(kind, "A device of unknown kind.")
-    backing = device.get("backing") or {}
-    bkind = backing.get("kind", "")
-    if kind in ("file", "directory") and bkind.startswith("loop-on-"):
-        what += (" Underneath is not a disk but a loop device over a file, so the numbers show "
-                 "the host's storage stack, not zones or seeks.")
-    elif kind in ("file", "directory") and bkind in _HONESTY:
-        what += f" Underneath: {_HONESTY[bkind][0].lower()}{_HONESTY[bkind][1:]}"
-    return f"{device.get('label', device.get('path'))}. {what}"
-
 
 def default_out(job: str, device: dict) -> Path:
     """``data/measurements/<job>.<kind>.<UTC time>.json`` for a command-line run."""

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .layout import SECTOR_BYTES, Layout
-from .mechanics import SeekCurve, seek_for
+from .mechanics import SeekCurve, exact_ms, seek_for
 from .profile import DiskProfile
 
 
@@ -119,10 +119,23 @@ class Mechanism:
         return t
 
     def positioning_ms(self, lba: int, is_write: bool, now: float, head: HeadState) -> float:
-        """Seek plus rotational wait to the request's first sector, from the head's state now."""
+        """Seek plus rotational wait to the request's first sector, from the head's state now.
+
+        Schedulers compare these estimates, so they are made exact where the model is:
+        the wait is counted in sectors as :meth:`access` counts it (a head arriving on
+        the sector's edge waits nothing, not a revolution), and the sum is rounded to
+        :data:`~simcore.mechanics.TIME_RESOLUTION_MS`. Two candidates that hand
+        computation finds equal (40 + 50 and 90 ticks on the toy disk) then compare
+        equal, and the policy's tie rule (the oldest request) decides, not rounding noise.
+        """
         addr = self.layout.locate(lba)
         move = self.move_ms(head.cylinder, head.surface, addr.cylinder, addr.surface, is_write)
-        return move + ((addr.angle - self.angle_at(now + move)) % 1.0) * self.rev_ms
+        spt = self.layout.sectors_per_track(addr.zone)
+        pos = ((self.phase0 + (now + move) / self.rev_ms) % 1.0) * spt
+        wait = (addr.sector - pos) % spt
+        if wait > spt - 1e-7:  # on the sector's edge: no lost turn (as in access)
+            wait = 0.0
+        return exact_ms(move + wait * (self.rev_ms / spt))
 
     def access(self, lba: int, sectors: int, is_write: bool, start_ms: float,
                head: HeadState) -> Access:

@@ -19,6 +19,22 @@ import numpy as np
 
 from .profile import DiskProfile, SeekSpec
 
+TIME_RESOLUTION_DIGITS = 9
+"""Positioning estimates are compared at 10**-9 ms (one picosecond): far below anything a
+drive resolves, far above the ~1e-13 ms noise of float arithmetic on times of minutes."""
+
+TIME_RESOLUTION_MS = 10.0 ** -TIME_RESOLUTION_DIGITS
+
+
+def exact_ms(t_ms: float) -> float:
+    """``t_ms`` rounded to :data:`TIME_RESOLUTION_MS`, so times equal by hand compare equal.
+
+    On the textbook toy disk every time is a whole number of ticks, but float arithmetic
+    gives 40 + 49.999999999999986 for a 90-tick positioning; rounded, both are 90.0 and a
+    scheduler's tie rule (the oldest request first) decides between them.
+    """
+    return round(t_ms, TIME_RESOLUTION_DIGITS)
+
 
 class SeekPhases(NamedTuple):
     """Where a seek's time goes, in ms."""

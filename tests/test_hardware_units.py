@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 import hardware
-from hardware import compare, hdparm, jobs, record, summary, units
+from hardware import hdparm, jobs, record, summary, units
 from hardware.safety import Refused, Target
+from simcore.labkit import compare
 
 CONTRACT_JOBS = {"zone-bandwidth", "seek-distance", "qd-sweep", "bs-sweep", "multistream",
                  "seq-read", "seq-write", "server-web", "server-file", "server-mail",
@@ -30,7 +31,7 @@ def test_public_names_exist():
     for name in hardware.__all__:
         assert hasattr(hardware, name), name
     for modname in ("probe", "safety", "tuning", "jobs", "fio", "hdparm", "runner", "record",
-                    "compare", "summary", "units"):
+                    "summary", "units", "honesty"):
         mod = importlib.import_module(f"hardware.{modname}")
         for name in mod.__all__:
             assert hasattr(mod, name), f"{mod.__name__}.{name}"
@@ -461,3 +462,24 @@ def test_cli_refusal_is_one_line_and_nonzero(tmp_path):
     assert "--scratch" in proc.stderr and f.read_bytes() == b"precious"
     proc = cli("run", "no-such-job", "--target", str(f))
     assert proc.returncode == 2 and "zone-bandwidth" in proc.stderr
+
+
+# -- compare moved to simcore (issue 14 part 2: hardware never imports simcore) ----------------
+
+def test_old_compare_names_say_where_they_went():
+    with pytest.raises(ImportError, match="simcore.labkit.compare"):
+        import hardware.compare  # noqa: F401
+    with pytest.raises(ImportError, match="simcore.labkit.compare.overlay"):
+        from hardware import overlay  # noqa: F401
+    proc = cli("compare", "x.json")
+    assert proc.returncode == 2 and "python -m simcore compare" in proc.stderr
+
+
+def test_simcore_compare_prints_measured_beside_simulated():
+    proc = subprocess.run([sys.executable, "-m", "simcore", "compare",
+                           str(MEASUREMENTS / "zone-bandwidth.loop.json"), "--disk", "modern7200"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("measured:  ") and lines[1].startswith("simulated: SIMULATED")
+    assert len(lines) > 2 and all("(read_mb_s)" in ln for ln in lines[2:])

@@ -21,10 +21,15 @@ Seed: Gray 2000 §3.2-3.3, summarising Seltzer, Chen & Ousterhout 1990:
 * **Aged SPTF** (Jacobson & Wilkes 1991, HP Labs HPL-CSP-91-7; not in the
   seeds): ``T_eff = T_pos - w x E``, a linear credit for waiting.
 
-Ties go to the oldest request (``pending`` is in arrival order).
+Ties go to the oldest request (``pending`` is in arrival order). Positioning
+estimates come rounded to :data:`~simcore.mechanics.TIME_RESOLUTION_MS` from the
+mechanics, and the weighted keys below are rounded the same way, so a tie by hand
+computation is a tie here (issue 14 part 7), never a float-noise decision.
 """
 
 from __future__ import annotations
+
+from ..mechanics import exact_ms
 
 
 def sptf(pending, head, now):
@@ -84,7 +89,7 @@ class WSTF:
         best = best_key = None
         for r in pending:
             e = now - r.arrival_ms
-            key = -e if e >= m else pos(r, now) * (m - e) / m
+            key = -e if e >= m else exact_ms(pos(r, now) * (m - e) / m)
             if best_key is None or key < best_key:
                 best, best_key = r, key
         return best
@@ -104,7 +109,7 @@ class AgedSPTF:
 
     def choose(self, pending, head, now):
         pos, w = head.positioning_ms, self.weight
-        return min(pending, key=lambda r: pos(r, now) - w * (now - r.arrival_ms))
+        return min(pending, key=lambda r: exact_ms(pos(r, now) - w * (now - r.arrival_ms)))
 
 
 class GSTF:
