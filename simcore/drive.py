@@ -215,7 +215,9 @@ class Drive:
         self._bus_ms = port.mode.sector_ms if port.mode.transfer_ns > 0 else 0.0
         self._bus_write_ms = self._bus_ms
         w = prof.interface_write_mb_s
-        if w > 0 and interface is None and prof.interface_mb_s > 0:  # the profile's own bus
+        own = prof.interface_mb_s > 0 and port.mode.name == "ideal" and abs(
+            self._bus_ms - SECTOR_BYTES / (prof.interface_mb_s * 1000.0)) < 1e-12
+        if w > 0 and own:  # the profile's own bus: its write rate too
             self._bus_write_ms = SECTOR_BYTES / (w * 1000.0)
 
     def _run_buffered(self):

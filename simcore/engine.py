@@ -1,8 +1,10 @@
-"""Run a workload on a drive: the verbs ``run``, ``sweep`` and ``replay_validation``.
+"""Run a workload on a storage stack: the verbs ``run``, ``sweep`` and ``replay_validation``.
 
-The engine wires a workload to a :class:`~simcore.drive.Drive` inside one
-SimPy environment: one process feeds an open workload, one process per client
-drives a closed one. Nothing here knows about plots or widgets.
+The engine is the only place that builds a SimPy environment: it wires a
+:class:`~simcore.stack.Stack` (drive, array, host layers) into one and feeds it
+the workload: one process for an open workload, one per client for a closed
+one, the workload's own processes for :class:`~simcore.workloads.Processes`.
+Nothing here knows about plots or widgets.
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ from .profile import DiskProfile
 from .profiles import load_disk
 from .records import Completed, Request
 from .results import RunResult
+from .stack import Shared, Stack, build, build_system
 from .workloads import (
     ClosedWorkload,
     OpenWorkload,
+    Processes,
     ValidationWorkload,
 )
 
@@ -54,44 +58,80 @@ def _check_requests(requests: Sequence[Request], capacity: int, where: str) -> N
         last = r.arrival_ms
 
 
-def run(disk: Disk, workload: OpenWorkload | ClosedWorkload | ValidationWorkload,
-        scheduler: Any = "fcfs", service: Callable | None = None,
-        until_ms: float | None = None, *, cache: Any = None,
-        interface: Any = None) -> RunResult:
-    """Simulate ``workload`` on ``disk`` with a scheduling policy; return the records.
+def run(disk: Disk | Stack, workload: Any, scheduler: Any = None,
+        service: Callable | None = None, until_ms: float | None = None, *,
+        cache: Any = None, interface: Any = None, firmware: bool | None = None,
+        cpu_trace: list | None = None, bus_trace: list | None = None) -> RunResult:
+    """Simulate ``workload`` on a storage stack; return the completed records.
 
-    ``cache`` gives the drive a segmented buffer (a
-    :class:`~simcore.cache.CacheConfig`, or ``True`` for the profile's own);
-    ``interface`` a host interface (a :class:`~simcore.interface.Port` or a
-    mode name such as ``"udma2"``). Without either the drive takes its fast
-    path: no buffer, an ideal interface.
+    ``disk`` is a :class:`~simcore.stack.Stack` or anything a stack takes as its
+    disk (an id, a profile path, a profile, a mechanism). The keyword arguments
+    override the stack's: ``scheduler`` (the drive queue's policy, FCFS by
+    default), ``service`` (a per-request service function), ``cache`` (a
+    :class:`~simcore.cache.CacheConfig`, ``True`` for the profile's own, ``False``
+    for none), ``interface`` (a :class:`~simcore.interface.Port` or a mode name),
+    ``firmware`` (the profile's cache and interface; on unless ``False``, as in
+    DiskSim). The workload is an open, closed or validation workload, or a
+    :class:`~simcore.workloads.Processes` that drives the stack's top layer itself.
+    The engine serves the drive on its arithmetic fast path when the stack allows it.
+    A list of stacks runs as one system (one host CPU, buses shared by name) under a
+    ``Processes`` workload; ``cpu_trace``/``bus_trace`` collect the CPU's and buses' busy
+    intervals.
     """
-    mech = _mechanism(disk)
+    if isinstance(disk, list | tuple):
+        return _run_system(list(disk), workload, until_ms, cpu_trace, bus_trace)
+    stk = disk if isinstance(disk, Stack) else Stack(disk)
+    changes: dict[str, Any] = {}
+    for key, value in (("scheduler", scheduler), ("service", service), ("cache", cache),
+                       ("interface", interface), ("firmware", firmware)):
+        if value is not None:
+            changes[key] = value
+    if service is not None and firmware is None and cache is None and interface is None:
+        changes["firmware"] = False  # a service function stands in for the firmware
+    if changes:
+        stk = stk.with_(**changes)
     env = simpy.Environment()
-    callbacks: list[Callable[[Completed], None]] = []
-
-    def on_complete(rec: Completed) -> None:
-        for cb in callbacks:
-            cb(rec)
-
-    if cache is None and interface is None:
-        drive = Drive(env, mech, scheduler, on_complete=on_complete, service=service)
-    else:
-        drive = Drive(env, mech, scheduler, on_complete=on_complete, service=service,
-                      cache=cache, interface=interface)
+    built = build(env, stk)
+    capacity = built.device.capacity if stk.array else built.device.mechanism.layout.capacity
+    top = built.top
+    until: Any = until_ms
     if isinstance(workload, OpenWorkload):
-        _check_requests(workload.requests, mech.layout.capacity, workload.name)
-        env.process(_feed_open(env, drive, workload.requests))
+        _check_requests(workload.requests, capacity, workload.name)
+        env.process(_feed_open(env, top, workload.requests))
     elif isinstance(workload, ClosedWorkload):
-        _start_closed(env, drive, workload, callbacks, mech.layout.capacity)
+        _start_closed(env, top, workload, built.listeners, capacity)
     elif isinstance(workload, ValidationWorkload):
-        _start_validation(env, drive, workload, callbacks, mech.layout.capacity)
+        _start_validation(env, top, workload, built.listeners, capacity)
+    elif isinstance(workload, Processes):
+        end = workload.start(built)
+        if until is None and end is not None:
+            until = end
     else:
         raise TypeError(f"not a workload: {type(workload).__name__}")
-    env.run(until=until_ms)
-    name = scheduler if isinstance(scheduler, str) else getattr(scheduler, "__name__",
-                                                                  type(scheduler).__name__)
-    return RunResult(drive.completed, mech.profile.id, name, workload.name, drive.busy_ms)
+    env.run(until=until)
+    sched = stk.scheduler
+    name = sched if isinstance(sched, str) else getattr(sched, "__name__",
+                                                        getattr(sched, "name",
+                                                                type(sched).__name__))
+    return RunResult(built.completed, stk.mechanism.profile.id, name, workload.name,
+                     built.busy_ms, meta={"stack": stk.describe(), "end_ms": env.now,
+                                          "built": built})
+
+
+def _run_system(stacks: list[Stack], workload: Any, until_ms: float | None,
+                cpu_trace: list | None, bus_trace: list | None) -> RunResult:
+    if not stacks or not all(isinstance(s, Stack) for s in stacks):
+        raise TypeError("a system is a non-empty list of Stack objects")
+    if not isinstance(workload, Processes):
+        raise TypeError("a system of several stacks runs a Processes workload")
+    env = simpy.Environment()
+    built = build_system(env, stacks, Shared(env, cpu_trace, bus_trace))
+    end = workload.start(built)
+    env.run(until=until_ms if until_ms is not None else end)
+    first = stacks[0]
+    return RunResult(built.completed, first.mechanism.profile.id,
+                     str(first.scheduler), workload.name, built.busy_ms,
+                     meta={"stack": first.describe(), "end_ms": env.now, "built": built})
 
 
 def _feed_open(env: simpy.Environment, drive: Drive, requests: Sequence[Request]):
@@ -177,7 +217,7 @@ def replay_validation(disk: Disk, workload: ValidationWorkload,
             raise TraceError(workload.path or workload.name, line,
                              f"LBA {step.lba} + {step.sectors} sectors reaches beyond the "
                              f"disk '{mech.profile.id}' (LBAs 0..{capacity - 1})", "lbn")
-    result = run(mech, workload, scheduler, cache=True if firmware else None)
+    result = run(mech, workload, scheduler, firmware=firmware)
     recs = sorted(result.records, key=lambda r: r.id)
     simulated = np.array([r.finish_ms - r.start_ms for r in recs])
     measured = np.array([s.measured_ms for s in workload.steps])

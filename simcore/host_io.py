@@ -31,6 +31,7 @@ per-character and random-seek phases, the elevator (one stream, in order).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,13 +40,14 @@ import simpy
 
 from .access import Mechanism
 from .cache import FLUSH, CacheConfig
-from .channel import Channel
 from .cpu import KERNEL, Cpu, Hog
-from .drive import Drive
+from .engine import run
 from .interface import Port
 from .profile import DiskProfile
 from .profiles import load_disk
 from .records import READ, WRITE, Completed, Request
+from .stack import Stack
+from .workloads import Processes
 
 __all__ = ["FileSystemCosts", "Host", "HostResult", "bonnie_read", "bonnie_write", "ext2_extents",
            "hdparm_t", "one_request"]
@@ -122,31 +124,43 @@ class Host:
     """One machine: a CPU, channels and drives, and a way to issue I/O from a process.
 
     ``drives`` is a list of ``(disk, port, cache, channel_name)``; drives
-    naming the same channel share it (master and slave on one cable).
+    naming the same channel share it (master and slave on one cable). The
+    machine is a system of stacks (one per drive, sharing the CPU and the named
+    channels) that :func:`simcore.engine.run` builds; :meth:`run` runs a
+    benchmark's processes on it.
     """
 
     def __init__(self, drives: list[tuple[Any, Port, Any, str]], hog: bool = False,
                  trace: bool = False):
-        self.env = env = simpy.Environment()
         self.cpu_trace = [] if trace else None
         self.bus_trace = [] if trace else None
         self.media_trace = [] if trace else None
-        self.cpu = Cpu(env, trace=self.cpu_trace)
-        self.channels: dict[str, Channel] = {}
-        self.drives: list[Drive] = []
-        self.ports: list[Port] = []
+        self.ports: list[Port] = [port for _, port, _, _ in drives]
+        self.stacks = [Stack(_mechanism(disk), firmware=True,
+                             cache=cache if cache is not None else True, interface=port,
+                             channel=chan_name, cpu=True, trace=self.media_trace,
+                             name=f"hd{chr(97 + i)}")
+                       for i, (disk, port, cache, chan_name) in enumerate(drives)]
+        self._hog = hog
         self._waiting: dict[int, simpy.Event] = {}
         self._ids = 0
-        for i, (disk, port, cache, chan_name) in enumerate(drives):
-            if chan_name not in self.channels:
-                self.channels[chan_name] = Channel(env, chan_name, trace=self.bus_trace)
-            mech = _mechanism(disk)
-            d = Drive(env, mech, "fcfs", on_complete=self._done, name=f"hd{chr(97 + i)}",
-                      cache=cache if cache is not None else True, interface=port,
-                      channel=self.channels[chan_name], cpu=self.cpu, trace=self.media_trace)
-            self.drives.append(d)
-            self.ports.append(port)
-        self.hog = Hog(env, self.cpu) if hog else None
+
+    def run(self, body: Callable[[simpy.Environment, Cpu], simpy.Event]) -> float:
+        """Build the machine, start ``body(env, cpu)``'s processes, run until the event it
+        returns; the simulated end time."""
+
+        def start(built):
+            self.env, self.cpu = built.env, built.shared.cpu
+            self.channels = built.shared.channels
+            self.drives = [part.device for part in built.parts]
+            for part in built.parts:
+                part.on_complete(self._done)
+            self.hog = Hog(self.env, self.cpu) if self._hog else None
+            return body(self.env, self.cpu)
+
+        res = run(self.stacks, Processes(start, "host"), cpu_trace=self.cpu_trace,
+                  bus_trace=self.bus_trace)
+        return res.meta["end_ms"]
 
     def _done(self, rec: Completed) -> None:
         ev = self._waiting.pop(rec.id, None)
@@ -257,35 +271,39 @@ def hdparm_t(disk="maxtor92048u8", port="udma2", cache=None, size_mib: float = 6
     """
     port = _port(port)
     host = Host([(disk, port, cache, "ide0")], hog=hog, trace=trace)
-    env, cpu, costs = host.env, host.cpu, port.costs
+    costs = port.costs
     req = fs.request_kib * KIB_SECTORS
     total = int(size_mib * 2048)
-    done = env.event()
     samples: list = []
     reached = {"lba": 0}
 
-    def sampler():
-        cache = host.drives[0].cache
-        while not done.triggered:
-            samples.append((env.now, cache.contents(env.now), reached["lba"]))
-            yield env.timeout(sample_ms)
+    def body(env, cpu):
+        done = env.event()
 
-    def prog():
-        lba = 0
-        while lba < total:
-            n = min(req, total - lba)
-            yield from host.io(READ, lba, n)
-            yield from cpu.work((costs.syscall_us + costs.copy_us(n * 512)) / 1000.0,
-                                owner=0, kind="copy", priority=KERNEL)
-            lba += n
-            reached["lba"] = lba
-        done.succeed()
+        def sampler():
+            cache = host.drives[0].cache
+            while not done.triggered:
+                samples.append((env.now, cache.contents(env.now), reached["lba"]))
+                yield env.timeout(sample_ms)
 
-    env.process(prog())
-    if sample_ms:
-        env.process(sampler())
-    env.run(until=done)
-    out = host.result("hdparm -t", total * 512, env.now)
+        def prog():
+            lba = 0
+            while lba < total:
+                n = min(req, total - lba)
+                yield from host.io(READ, lba, n)
+                yield from cpu.work((costs.syscall_us + costs.copy_us(n * 512)) / 1000.0,
+                                    owner=0, kind="copy", priority=KERNEL)
+                lba += n
+                reached["lba"] = lba
+            done.succeed()
+
+        env.process(prog())
+        if sample_ms:
+            env.process(sampler())
+        return done
+
+    end = host.run(body)
+    out = host.result("hdparm -t", total * 512, end)
     out.samples = samples if sample_ms else None
     return out
 
@@ -296,49 +314,54 @@ def bonnie_read(disk="maxtor92048u8", port="udma2", cache=None, file_mib: float 
     """Bonnie's block read: ``read()`` of ``chunk_kib`` chunks through the file system."""
     port = _port(port)
     host = Host([(disk, port, cache, "ide0")], hog=hog, trace=trace)
-    env, cpu, costs = host.env, host.cpu, port.costs
+
+    costs = port.costs
     start = int(fs.partition_gib * 2**30 / 512)
     ext = ext2_extents(start, int(file_mib * 1024), fs)
     reqs = list(_requests(ext, fs.request_kib * KIB_SECTORS))
     # file offset (in sectors of data) reached after each command
     data_after = np.cumsum([n if k == "data" else 0 for k, _, n in reqs])
     total = int(data_after[-1])
-    state = {"read": 0, "consumed": 0}
-    progress = env.event()
-    finished = env.event()
 
-    def kernel():
-        nonlocal progress
-        ahead = fs.readahead_kib * KIB_SECTORS
-        for i, (_kind, lba, n) in enumerate(reqs):
-            while state["read"] - state["consumed"] >= ahead:
-                yield progress
-            yield from host.io(READ, lba, n)
-            state["read"] = int(data_after[i])
-            ev, progress = progress, env.event()
-            ev.succeed()
+    def body(env, cpu):
+        state = {"read": 0, "consumed": 0}
+        progress = env.event()
+        finished = env.event()
 
-    def program():
-        nonlocal progress
-        chunk = fs.chunk_kib * KIB_SECTORS
-        per_chunk = (costs.syscall_us + fs.chunk_kib * costs.fs_read_us_per_kib
-                     + costs.copy_us(chunk * 512)) / 1000.0
-        pos = 0
-        while pos < total:
-            end = min(pos + chunk, total)
-            while state["read"] < end:
-                yield progress
-            yield from cpu.work(per_chunk * (end - pos) / chunk, owner=0, kind="copy",
-                                priority=KERNEL)
-            pos = state["consumed"] = end
-            ev, progress = progress, env.event()
-            ev.succeed()
-        finished.succeed()
+        def kernel():
+            nonlocal progress
+            ahead = fs.readahead_kib * KIB_SECTORS
+            for i, (_kind, lba, n) in enumerate(reqs):
+                while state["read"] - state["consumed"] >= ahead:
+                    yield progress
+                yield from host.io(READ, lba, n)
+                state["read"] = int(data_after[i])
+                ev, progress = progress, env.event()
+                ev.succeed()
 
-    env.process(kernel())
-    env.process(program())
-    env.run(until=finished)
-    return host.result("bonnie block read", total * 512, env.now)
+        def program():
+            nonlocal progress
+            chunk = fs.chunk_kib * KIB_SECTORS
+            per_chunk = (costs.syscall_us + fs.chunk_kib * costs.fs_read_us_per_kib
+                         + costs.copy_us(chunk * 512)) / 1000.0
+            pos = 0
+            while pos < total:
+                end = min(pos + chunk, total)
+                while state["read"] < end:
+                    yield progress
+                yield from cpu.work(per_chunk * (end - pos) / chunk, owner=0, kind="copy",
+                                    priority=KERNEL)
+                pos = state["consumed"] = end
+                ev, progress = progress, env.event()
+                ev.succeed()
+            finished.succeed()
+
+        env.process(kernel())
+        env.process(program())
+        return finished
+
+    end = host.run(body)
+    return host.result("bonnie block read", total * 512, end)
 
 
 def bonnie_write(disk="maxtor92048u8", port="udma2", cache=None, file_mib: float = 64,
@@ -351,60 +374,65 @@ def bonnie_write(disk="maxtor92048u8", port="udma2", cache=None, file_mib: float
     """
     port = _port(port)
     host = Host([(disk, port, cache, "ide0")], hog=hog, trace=trace)
-    env, cpu, costs = host.env, host.cpu, port.costs
+
+    costs = port.costs
     start = int(fs.partition_gib * 2**30 / 512)
     ext = ext2_extents(start, int(file_mib * 1024), fs)
     reqs = list(_requests(ext, fs.request_kib * KIB_SECTORS))
     data_after = np.cumsum([n if k == "data" else 0 for k, _, n in reqs])
     total = int(data_after[-1])
-    group = fs.group_blocks * fs.block_kib * KIB_SECTORS
-    state = {"dirty_to": 0, "written": 0, "app_done": False}
-    changed = env.event()
-    finished = env.event()
 
-    def poke():
-        nonlocal changed
-        ev, changed = changed, env.event()
-        ev.succeed()
+    def body(env, cpu):
+        group = fs.group_blocks * fs.block_kib * KIB_SECTORS
+        state = {"dirty_to": 0, "written": 0, "app_done": False}
+        changed = env.event()
+        finished = env.event()
 
-    def program():
-        chunk = fs.chunk_kib * KIB_SECTORS
-        per_chunk = (costs.syscall_us + fs.chunk_kib * costs.fs_write_us_per_kib
-                     + costs.copy_us(chunk * 512)) / 1000.0
-        limit = fs.dirty_limit_kib * KIB_SECTORS
-        pos = 0
-        while pos < total:
-            while pos - state["written"] >= limit:
-                yield changed
-            end = min(pos + chunk, total)
-            yield from cpu.work(per_chunk * (end - pos) / chunk, owner=0, kind="copy",
-                                priority=KERNEL)
-            pos = state["dirty_to"] = end
+        def poke():
+            nonlocal changed
+            ev, changed = changed, env.event()
+            ev.succeed()
+
+        def program():
+            chunk = fs.chunk_kib * KIB_SECTORS
+            per_chunk = (costs.syscall_us + fs.chunk_kib * costs.fs_write_us_per_kib
+                         + costs.copy_us(chunk * 512)) / 1000.0
+            limit = fs.dirty_limit_kib * KIB_SECTORS
+            pos = 0
+            while pos < total:
+                while pos - state["written"] >= limit:
+                    yield changed
+                end = min(pos + chunk, total)
+                yield from cpu.work(per_chunk * (end - pos) / chunk, owner=0, kind="copy",
+                                    priority=KERNEL)
+                pos = state["dirty_to"] = end
+                poke()
+            state["app_done"] = True
             poke()
-        state["app_done"] = True
-        poke()
 
-    def flusher():
-        last_group = (reqs[0][1] - start) // group
-        for i, (_kind, lba, n) in enumerate(reqs):
-            while state["dirty_to"] < data_after[i] and not state["app_done"]:
-                yield changed
-            g = (lba - start) // group
-            if g != last_group:  # leaving a group: its block bitmap goes out too
-                yield from host.io(WRITE, start + last_group * group, KIB_SECTORS)
-                last_group = g
-            yield from host.io(WRITE, lba, n)
-            state["written"] = int(data_after[i])
-            poke()
-        yield from host.io(WRITE, start + last_group * group, KIB_SECTORS)
-        if flush:
-            yield from host.io(FLUSH, 0, 1)
-        finished.succeed()
+        def flusher():
+            last_group = (reqs[0][1] - start) // group
+            for i, (_kind, lba, n) in enumerate(reqs):
+                while state["dirty_to"] < data_after[i] and not state["app_done"]:
+                    yield changed
+                g = (lba - start) // group
+                if g != last_group:  # leaving a group: its block bitmap goes out too
+                    yield from host.io(WRITE, start + last_group * group, KIB_SECTORS)
+                    last_group = g
+                yield from host.io(WRITE, lba, n)
+                state["written"] = int(data_after[i])
+                poke()
+            yield from host.io(WRITE, start + last_group * group, KIB_SECTORS)
+            if flush:
+                yield from host.io(FLUSH, 0, 1)
+            finished.succeed()
 
-    env.process(program())
-    env.process(flusher())
-    env.run(until=finished)
-    return host.result("bonnie block write", total * 512, env.now)
+        env.process(program())
+        env.process(flusher())
+        return finished
+
+    end = host.run(body)
+    return host.result("bonnie block write", total * 512, end)
 
 
 def one_request(disk="maxtor92048u8", port="udma2", kib: float = 64, op: str = READ,
@@ -414,17 +442,20 @@ def one_request(disk="maxtor92048u8", port="udma2", kib: float = 64, op: str = R
     port = _port(port)
     mech = _mechanism(disk)
     host = Host([(mech, port, cache, "ide0")], trace=True)
-    env = host.env
     n = int(kib * KIB_SECTORS)
     if lba is None:
         rng = np.random.default_rng(seed)
         lba = int(rng.integers(0, mech.layout.capacity // 4))
-    done = env.event()
 
-    def prog():
-        yield from host.io(op, lba, n)
-        done.succeed()
+    def body(env, cpu):
+        done = env.event()
 
-    env.process(prog())
-    env.run(until=done)
-    return host.result(f"one {'write' if op == WRITE else 'read'}", n * 512, env.now)
+        def prog():
+            yield from host.io(op, lba, n)
+            done.succeed()
+
+        env.process(prog())
+        return done
+
+    end = host.run(body)
+    return host.result(f"one {'write' if op == WRITE else 'read'}", n * 512, end)

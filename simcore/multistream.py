@@ -48,17 +48,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import simpy
 
 from .access import Mechanism
 from .cache import CacheConfig
 from .controller_cache import ControllerCache, ControllerCacheConfig
 from .dispatch import DispatchConfig, DispatchHost
-from .drive import Drive
+from .engine import run
 from .host import BlockLayer
 from .host_readahead import ReadaheadConfig, ReadaheadHost
 from .profiles import load_disk
+from .stack import Stack
 from .stream_port import BlockPort, DrivePort
+from .workloads import Processes
 
 __all__ = [
     "MB",
@@ -229,7 +230,6 @@ def run_streams(
         raise ValueError(f"request_kib must be at least 0.5 (got {request_kib})")
     rng = np.random.default_rng(seed)
     first, region_end = stream_starts(cap, streams, starts, rng, sec)
-    env = simpy.Environment()
     if cache is True:
         ccfg: CacheConfig | None = CacheConfig.from_profile(mech.profile)
     elif cache is None or cache is False:
@@ -239,31 +239,40 @@ def run_streams(
     sched = CycleLBN() if scheduler == "cycle-lbn" else scheduler
     if interface == "link":
         interface = link_port(mech)
-    if ccfg is not None or interface is not None:
-        drive = Drive(env, mech, sched, cache=ccfg, interface=interface)
-    else:
-        drive = Drive(env, mech, sched)
     max_kib = max_request_kib if max_request_kib is not None else float(cap)
-    if path == "drive":
-        port: Any = DrivePort(env, drive, max_kib=max_kib)
-    elif path == "block":
-        port = BlockPort(env, BlockLayer(env, drive, elevator=elevator, depth=depth),
-                         max_kib=max_kib)
-    else:
+    if path not in ("drive", "block"):
         raise ValueError(f"path must be 'drive' or 'block' (got {path!r})")
-    ctrl = None
-    if controller is not None:
-        ctrl = port = ControllerCache(env, port, controller, capacity_sectors=cap)
-    if host == "direct":
-        front: Any = port
-        hoststate = None
-    elif isinstance(host, DispatchConfig):
-        front = hoststate = DispatchHost(env, port, host, streams=streams)
-    elif isinstance(host, ReadaheadConfig):
-        front = hoststate = ReadaheadHost(env, port, host)
-    else:
+    if not (host == "direct" or isinstance(host, DispatchConfig | ReadaheadConfig)):
         raise ValueError(f"host must be 'direct', a DispatchConfig or a ReadaheadConfig "
                          f"(got {host!r})")
+    parts: dict[str, Any] = {"ctrl": None, "host": None}
+
+    def port_layer(env, drive):
+        if path == "drive":
+            return DrivePort(env, drive, max_kib=max_kib)
+        return BlockPort(env, BlockLayer(env, drive, elevator=elevator, depth=depth),
+                         max_kib=max_kib)
+
+    def controller_layer(env, below):
+        parts["ctrl"] = ControllerCache(env, below, controller, capacity_sectors=cap)
+        return parts["ctrl"]
+
+    def host_layer(env, below):
+        if isinstance(host, DispatchConfig):
+            parts["host"] = DispatchHost(env, below, host, streams=streams)
+        else:
+            parts["host"] = ReadaheadHost(env, below, host)
+        return parts["host"]
+
+    layers: list = [port_layer]
+    if controller is not None:
+        layers.append(controller_layer)
+    if host != "direct":
+        layers.append(host_layer)
+    # the cache and interface asked for here, nothing implied: firmware off, overrides on
+    disk_stack = Stack(mech, scheduler=sched, firmware=False,
+                       cache=ccfg if ccfg is not None else False, interface=interface,
+                       host=tuple(layers))
 
     got = np.zeros(streams, dtype=np.int64)
     resp_sum = np.zeros(streams)
@@ -280,29 +289,35 @@ def run_streams(
     offset[seq] = np.arange(streams) * 1e-3
     nbytes = sec * 512
 
-    def client(c: int):
-        pos = int(first[c])
-        yield env.timeout(offset[c])
-        while True:
-            if pos + sec > region_end[c]:
-                pos = int(first[c]) if starts == "even" else int(
-                    rng.integers(0, (cap - sec) // ALIGN)) * ALIGN
-            t0 = env.now
-            rec = yield front.read(c, pos, sec)
-            now = env.now
-            if now >= warmup_ms:
-                got[c] += nbytes
-                resp_sum[c] += now - t0
-                resp_n[c] += 1
-                if getattr(rec, "cache_hit", False):
-                    hits[0] += 1
-            pos += sec
-            if client_rtt_ms > 0:
-                yield env.timeout(client_rtt_ms)
+    def start(built) -> None:
+        env, front = built.env, built.top
 
-    for c in range(streams):
-        env.process(client(c))
-    env.run(until=duration_ms)
+        def client(c: int):
+            pos = int(first[c])
+            yield env.timeout(offset[c])
+            while True:
+                if pos + sec > region_end[c]:
+                    pos = int(first[c]) if starts == "even" else int(
+                        rng.integers(0, (cap - sec) // ALIGN)) * ALIGN
+                t0 = env.now
+                rec = yield front.read(c, pos, sec)
+                now = env.now
+                if now >= warmup_ms:
+                    got[c] += nbytes
+                    resp_sum[c] += now - t0
+                    resp_n[c] += 1
+                    if getattr(rec, "cache_hit", False):
+                        hits[0] += 1
+                pos += sec
+                if client_rtt_ms > 0:
+                    yield env.timeout(client_rtt_ms)
+
+        for c in range(streams):
+            env.process(client(c))
+
+    res = run(disk_stack, Processes(start, f"{streams} streams"), until_ms=duration_ms)
+    drive = res.meta["built"].drives[0]
+    ctrl, hoststate = parts["ctrl"], parts["host"]
 
     window = duration_ms - warmup_ms
     recs = [r for r in drive.completed if r.finish_ms >= warmup_ms]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -45,6 +46,20 @@ class ClosedWorkload:
     think_ms: float | Callable[[np.random.Generator], float] = 0.0
     seed: int = 0
     name: str = "closed"
+
+
+@dataclass(frozen=True)
+class Processes:
+    """A workload written as SimPy processes that drive the stack's top layer themselves.
+
+    ``start(built)`` is called once with the wired stack (a
+    :class:`simcore.stack.Built`: ``env``, ``top``, ``drives``, ``device``,
+    ``on_complete``); it starts its processes and may return an event to run until
+    (otherwise the run ends when nothing is left to do, or at ``until_ms``).
+    """
+
+    start: Callable[[Any], Any]
+    name: str = "processes"
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,6 @@ default 128) each disk request is one read-ahead window.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -40,14 +39,23 @@ import numpy as np
 import simpy
 
 from .access import Mechanism
-from .array import build_array
-from .drive import Drive
+from .engine import run
 from .host import BlockLayer, IdleReadahead
 from .profiles import load_disk
 from .records import Completed
+from .stack import Stack
+from .workloads import Processes
 
-__all__ = ["FFSB_PROFILES", "FileSet", "ServerResult", "dependent_reader", "ffsb_thread",
-           "make_device", "sequential_readers", "simulate"]
+__all__ = [
+    "FFSB_PROFILES",
+    "FileSet",
+    "ServerResult",
+    "dependent_reader",
+    "device_stack",
+    "ffsb_thread",
+    "sequential_readers",
+    "simulate",
+]
 
 FLUSHER_PID = 1
 FFSB_TGID = 1000
@@ -229,17 +237,28 @@ def _mechanism(disk: str) -> Mechanism:
     return Mechanism(load_disk(disk))
 
 
-def make_device(env: simpy.Environment, disk: str = "atlas10k", array: dict | None = None,
-                drive_scheduler: Any = "fcfs", readahead: bool = True):
-    """One drive, or an array (``array=dict(drives=28, level=0, stripe_kib=64)``)."""
-    service: Callable | None = IdleReadahead if readahead else None
+def device_stack(disk: str = "atlas10k", array: dict | None = None,
+                 drive_scheduler: Any = "fcfs", readahead: bool = True,
+                 host: tuple = ()) -> Stack:
+    """One drive, or an array (``array=dict(drives=28, level=0, stripe_kib=64)``), as the
+    paper's servers had them: the drive's idle read-ahead and no other firmware."""
     if array:
         spec = dict(array)
-        return build_array(env, _mechanism(spec.pop("disk", disk)), spec.pop("drives"),
-                           level=spec.pop("level", 0), stripe_kib=spec.pop("stripe_kib", 64.0),
-                           scheduler=drive_scheduler, service=service)
+        mech = _mechanism(spec.pop("disk", disk))
+        return Stack(mech, scheduler=drive_scheduler, firmware=False,
+                     service=IdleReadahead if readahead else None, array=spec, host=host)
     mech = _mechanism(disk)
-    return Drive(env, mech, drive_scheduler, service=service(mech) if service else None)
+    return Stack(mech, scheduler=drive_scheduler, firmware=False,
+                 service=IdleReadahead(mech) if readahead else None, host=host)
+
+
+def array_capacity(disk_stack: Stack) -> int:
+    """Logical capacity of an array stack (whole stripe rows of data; parity left out)."""
+    spec = disk_stack.array or {}
+    n, level = spec["drives"], spec.get("level", 0)
+    unit = max(1, round(spec.get("stripe_kib", 64.0) * 2))
+    rows = disk_stack.mechanism.layout.capacity // unit
+    return rows * unit * (n - 1 if level == 5 else n)
 
 
 def simulate(workload: str = "web", elevator: str = "noop", disk: str = "atlas10k",
@@ -254,50 +273,63 @@ def simulate(workload: str = "web", elevator: str = "noop", disk: str = "atlas10
     thread), ``seq-read`` (``mb_per_reader`` per thread) or ``seq-write``.
     ``tunables`` go to the elevator (``antic_expire=0``, ``quantum=32``, ...).
     """
-    env = simpy.Environment()
-    device = make_device(env, disk, array, drive_scheduler, readahead)
-    host = BlockLayer(env, device, elevator, nr_requests=nr_requests, depth=depth,
-                      trace=trace, **tunables)
+    def block_layer(env, below):
+        return BlockLayer(env, below, elevator, nr_requests=nr_requests, depth=depth,
+                          trace=trace, **tunables)
+
+    disk_stack = device_stack(disk, array, drive_scheduler, readahead, host=(block_layer,))
     rng = np.random.default_rng(seed)
     tally = {"ops": 0, "bytes_read": 0, "bytes_written": 0}
     writes: list = []
     if workload == "seq-read":
         fs = FileSet.large_files(seq_files)
-        procs = sequential_readers(env, host, threads, fs, mb_per_reader, rng,
-                                   read_ahead_kb=read_ahead_kb, think_ms=think_ms, tally=tally)
     elif workload == "seq-write":
         fs = FileSet.large_files(0)
-        procs = [env.process(_seq_writer(env, host, 100 + k, fs, mb_per_reader, think_ms,
-                                         tally, writes)) for k in range(threads)]
     elif workload in FFSB_PROFILES:
         fs = FileSet.small_files(files, seed=seed)
-        rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(threads)]
-        procs = [env.process(ffsb_thread(env, host, 100 + k, workload, ops, fs, rngs[k],
-                                         think_ms, tally, writes)) for k in range(threads)]
     else:
         raise ValueError(f"unknown workload '{workload}'; choose web, file, mail, metadata, "
                          "seq-read or seq-write")
-    capacity = device.capacity if hasattr(device, "capacity") else device.mechanism.layout.capacity
+    capacity = (array_capacity(disk_stack) if array
+                else disk_stack.mechanism.layout.capacity)
     if fs.end_lba > capacity:
         raise ValueError(f"the {workload} file set needs {fs.end_lba} sectors; the device has "
                          f"{capacity}")
+    state: dict[str, Any] = {}
 
-    def finish():
-        yield env.all_of(procs)
-        while writes:  # end_fsync: wait for the writeback too
-            pending = list(writes)
-            writes.clear()
-            yield env.all_of(pending)
-        return env.now
+    def start(built):
+        env, host = built.env, built.top
+        state["host"] = host
+        if workload == "seq-read":
+            procs = sequential_readers(env, host, threads, fs, mb_per_reader, rng,
+                                       read_ahead_kb=read_ahead_kb, think_ms=think_ms,
+                                       tally=tally)
+        elif workload == "seq-write":
+            procs = [env.process(_seq_writer(env, host, 100 + k, fs, mb_per_reader, think_ms,
+                                             tally, writes)) for k in range(threads)]
+        else:
+            rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(threads)]
+            procs = [env.process(ffsb_thread(env, host, 100 + k, workload, ops, fs, rngs[k],
+                                             think_ms, tally, writes)) for k in range(threads)]
 
-    end = env.process(finish())
-    env.run(until=end)
+        def finish():
+            yield env.all_of(procs)
+            while writes:  # end_fsync: wait for the writeback too
+                pending = list(writes)
+                writes.clear()
+                yield env.all_of(pending)
+            return env.now
+
+        return env.process(finish())
+
+    res = run(disk_stack, Processes(start, workload))
+    host = state["host"]
     el = host.elevator
     info = {"name": el.name, "tunables": el.tunables(), "stats": dict(getattr(el, "stats", {}))}
-    return ServerResult(env.now, tally["ops"], tally["bytes_read"], tally["bytes_written"],
-                        host.records, dict(host.counters), info, host.events,
-                        meta={"workload": workload, "disk": disk, "array": array,
-                              "depth": depth, "threads": threads})
+    return ServerResult(res.meta["end_ms"], tally["ops"], tally["bytes_read"],
+                        tally["bytes_written"], host.records, dict(host.counters), info,
+                        host.events, meta={"workload": workload, "disk": disk, "array": array,
+                                           "depth": depth, "threads": threads})
 
 
 def _seq_writer(env, host, pid, fs: FileSet, mb: float, think_ms: float, tally, writes,

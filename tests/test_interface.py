@@ -144,9 +144,10 @@ def _two_drive_host(shared: bool, hold: str):
         rec = yield from host.io("R", lba, 256, drive=d)
         recs.append(rec)
 
-    host.env.process(one(0, 5_000_000))
-    host.env.process(one(1, 30_000_000))
-    host.env.run()
+    def body(env, cpu):
+        return env.all_of([env.process(one(0, 5_000_000)), env.process(one(1, 30_000_000))])
+
+    host.run(body)
     return host, sorted(recs, key=lambda r: r.finish_ms)
 
 

@@ -161,41 +161,50 @@ def deadline_trace(fifo_batch: int = 16, writes_starved: int = 2, read_expire: f
     preference (``writes_starved``) and expiry (``read_expire``) at work.
     """
     import numpy as np
-    import simpy
 
-    from ..host import BlockLayer
-    from ..workloads_server import make_device
+    from ..engine import run
+    from ..host import BlockLayer, IdleReadahead
+    from ..stack import as_mechanism, stack
+    from ..workloads import Processes
 
-    env = simpy.Environment()
-    dev = make_device(env, "atlas10k2", None, "fcfs", True)
     tun = dict(fifo_batch=fifo_batch, writes_starved=writes_starved, read_expire=read_expire,
                write_expire=write_expire)
-    host = BlockLayer(env, dev, elevator, depth=1, trace=True, merge=False, **tun)
+    mech = as_mechanism("atlas10k2")
+    disk = stack(mech, firmware=False, service=IdleReadahead(mech), host=(
+        lambda env, below: BlockLayer(env, below, elevator, depth=1, trace=True, merge=False,
+                                      **tun),))
     rng = np.random.default_rng(seed)
-    cap = dev.mechanism.layout.capacity
+    cap = mech.layout.capacity
+    events: list = []
 
-    def seq_reader():
-        lba = cap // 10
-        inflight = []
-        while env.now < until_ms:
-            while len(inflight) < 8:
-                inflight.append(host.read(1, lba, 64))
-                lba += 64
-            yield env.any_of(inflight)
-            inflight = [ev for ev in inflight if not ev.triggered]
+    def start(built) -> None:
+        env, host = built.env, built.top
+        events.append(host)
 
-    def random_reader():
-        while env.now < until_ms:
-            yield host.read(2, int(rng.integers(cap // 2, cap - 64)) // 8 * 8, 8)
-            yield env.timeout(5.0)
+        def seq_reader():
+            lba = cap // 10
+            inflight = []
+            while env.now < until_ms:
+                while len(inflight) < 8:
+                    inflight.append(host.read(1, lba, 64))
+                    lba += 64
+                yield env.any_of(inflight)
+                inflight = [ev for ev in inflight if not ev.triggered]
 
-    def writeback():
-        while env.now < until_ms:
-            for _ in range(12):
-                host.write(3, int(rng.integers(0, cap - 64)) // 8 * 8, 64)
-            yield env.timeout(150.0)
+        def random_reader():
+            while env.now < until_ms:
+                yield host.read(2, int(rng.integers(cap // 2, cap - 64)) // 8 * 8, 8)
+                yield env.timeout(5.0)
 
-    for proc in (seq_reader, random_reader, writeback):
-        env.process(proc())
-    env.run(until=until_ms)
+        def writeback():
+            while env.now < until_ms:
+                for _ in range(12):
+                    host.write(3, int(rng.integers(0, cap - 64)) // 8 * 8, 64)
+                yield env.timeout(150.0)
+
+        for proc in (seq_reader, random_reader, writeback):
+            env.process(proc())
+
+    run(disk, Processes(start, "deadline-trace"), until_ms=until_ms)
+    host = events[0]
     return host.events

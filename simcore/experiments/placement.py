@@ -297,25 +297,15 @@ RAID_PER_DISK = (50_000, 300_000)
 def run_array(wl, drives: int = 9, level: int = 5, stripe_sectors: int = 64, disk: str = DISK,
               scheduler: Any = SCHEDULER):
     """Replay ``wl`` on an array of identical drives; returns (records, capacity)."""
-    import simpy
+    from ..engine import run
+    from ..stack import stack
 
-    from ..array import build_array
-
-    env = simpy.Environment()
-    arr = build_array(env, mechanism(disk), drives, level=level, stripe_kib=stripe_sectors / 2,
-                      scheduler=scheduler, service=pl.boundary_safe)
-
-    def feed():
-        for r in wl.requests:
-            delay = r.arrival_ms - env.now
-            if delay > 0:
-                yield env.timeout(delay)
-            arr.submit(r)
-
-    if wl.requests:
-        env.process(feed())
-        env.run()
-    return arr.completed, arr.capacity
+    # the members run without their buffers, as this experiment's single-drive runs do
+    res = run(stack(mechanism(disk), scheduler=scheduler, firmware=False,
+                    service=pl.boundary_safe,
+                    array=dict(drives=drives, level=level, stripe_kib=stripe_sectors / 2)),
+              wl)
+    return res.records, res.meta["built"].device.capacity
 
 
 def array_capacity(drives: int = 9, level: int = 5, stripe_sectors: int = 64,

@@ -20,13 +20,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import simpy
 
 from ..access import Mechanism
-from ..drive import Drive
+from ..engine import run
 from ..profiles import load_disk
 from ..records import READ, Request
 from ..sched import GSTF, WSTF, get_scheduler
+from ..stack import stack
+from ..workloads import Processes
 
 NAME = "seltzer"
 DESCRIPTION = ("Seltzer et al. 1990 (seed 000 §3): mean I/O time and maximum response time "
@@ -75,31 +76,38 @@ def constant_queue(disk: str | Mechanism, policy: Any, queue_length: int, measur
     slots = (mech.layout.capacity - sectors) // sectors + 1
     rng = np.random.default_rng(seed)
     lbas = iter((rng.integers(0, slots, size=cap, dtype=np.int64) * sectors).tolist())
-    env = simpy.Environment()
     state = {"issued": 0, "left": measured}
     records = []
+    out: dict[str, Any] = {}
 
-    def issue() -> None:
-        i = state["issued"]
-        if i >= cap:
-            return
-        state["issued"] = i + 1
-        drive.submit(Request(i, env.now, READ, next(lbas), sectors))
+    def start(built) -> None:
+        env, drive = built.env, built.top
 
-    def done(rec) -> None:
-        if warmup <= rec.id < last_measured:
-            records.append(rec)
-            state["left"] -= 1
-        if state["left"] > 0:
+        def issue() -> None:
+            i = state["issued"]
+            if i >= cap:
+                return
+            state["issued"] = i + 1
+            drive.submit(Request(i, env.now, READ, next(lbas), sectors))
+
+        def done(rec) -> None:
+            if warmup <= rec.id < last_measured:
+                records.append(rec)
+                state["left"] -= 1
+            if state["left"] > 0:
+                issue()
+
+        built.on_complete(done)
+        out["drive"] = drive
+        for _ in range(n):
             issue()
 
-    drive = Drive(env, mech, policy, on_complete=done)
-    for _ in range(n):
-        issue()
-    env.run()
-    unfinished = [env.now - r.arrival_ms for r in drive.pending if warmup <= r.id < last_measured]
+    # the seed's model: the mechanism alone (Seltzer et al.'s simulated disk has no buffer)
+    res = run(stack(mech, scheduler=policy, firmware=False), Processes(start, "constant-queue"))
+    drive, end = out["drive"], res.meta["end_ms"]
+    unfinished = [end - r.arrival_ms for r in drive.pending if warmup <= r.id < last_measured]
     return {"records": records, "unfinished_wait_ms": unfinished, "busy_ms": drive.busy_ms,
-            "end_ms": env.now}
+            "end_ms": end}
 
 
 def _point(name: str, n: int, measured: int, seed: int) -> tuple[float, float, float]:

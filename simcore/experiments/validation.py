@@ -54,7 +54,7 @@ def replay(drive: str, firmware: bool = True) -> dict:
     imported = import_disksim(model_path(drive))
     prof = profile_from_dict(tomllib.loads(imported.toml), str(model_path(drive)))
     trace = read_validation(DATA / "traces" / f"{drive}.trace")
-    recs = sorted(run(prof, trace, "fcfs", cache=True if firmware else None).records,
+    recs = sorted(run(prof, trace, "fcfs", firmware=firmware).records,
                   key=lambda r: r.id)
     sim = np.array([r.finish_ms - r.start_ms for r in recs])
     meas = np.array([s.measured_ms for s in trace.steps])
