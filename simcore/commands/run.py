@@ -22,6 +22,8 @@ def register(sub) -> None:
     p.add_argument("--out", help="write per-request CSV here (refuses to overwrite)")
     p.add_argument("--force", action="store_true", help="allow --out to replace a file")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--bare", action="store_true",
+                   help="the mechanism alone: no drive cache or interface (firmware off)")
     p.set_defaults(func=main)
 
 
@@ -30,7 +32,7 @@ def main(args) -> int:
         raise ValueError(f"{args.out} exists; choose another --out or pass --force")
     disk = load_disk(args.disk)
     workload = read_trace(args.trace, args.format)
-    result = run_sim(disk, workload, args.scheduler)
+    result = run_sim(disk, workload, args.scheduler, firmware=not args.bare)
     if args.out:
         result.to_csv(args.out, CSV_COLUMNS)
     summary = result.summary()

@@ -21,30 +21,56 @@ def _fields(line: str) -> list[str]:
 
 
 def read_ascii(path: str | Path, device: int | None = None) -> OpenWorkload:
-    """Read an ASCII trace; ``device`` keeps only one devno (all devices by default)."""
+    """Read an ASCII trace; ``device`` keeps only one devno (all devices by default).
+
+    Well-formed lines take a quick path; the first line that is not (or any line the
+    quick checks doubt) goes through the careful field parser, whose error names the
+    file, the line and the field.
+    """
     p = str(path)
     reqs: list[Request] = []
+    append = reqs.append
     last = -math.inf
-    names = ("arrival_ms", "devno", "lbn", "nsectors", "flags")
     with open(path) as fh:
         for lineno, line in enumerate(fh, start=1):
-            f = _fields(line)
-            if not f:
-                continue
-            if len(f) != 5:
-                raise TraceError(p, lineno, f"has {len(f)} fields; expected 5: "
-                                 "arrival_ms devno lbn nsectors flags")
-            t = number(p, lineno, "arrival_ms", f[0])
-            if t < last:
-                raise TraceError(p, lineno, f"arrival {t} is earlier than the line before "
-                                 f"({last})", "arrival_ms")
+            f = line.split()
+            try:
+                if len(f) != 5 or "#" in line:
+                    raise ValueError
+                t = float(f[0])
+                dev, lbn, n, flags = int(f[1], 0), int(f[2], 0), int(f[3], 0), int(f[4], 0)
+                if not (0 <= t < math.inf and t >= last) or dev < 0 or lbn < 0 or n < 1 \
+                        or flags < 0:
+                    raise ValueError
+            except ValueError:
+                parsed = _careful_ascii(p, lineno, line, last)
+                if parsed is None:
+                    continue
+                t, dev, lbn, n, flags = parsed
             last = t
-            dev, lbn, n, flags = (whole(p, lineno, name, text, minimum, base=0) for name, text, minimum
-                                  in zip(names[1:], f[1:], (0, 0, 1, 0), strict=True))
             if device is not None and dev != device:
                 continue
-            reqs.append(Request(len(reqs), t, READ if flags & 1 else WRITE, lbn, n, dev))
+            append(Request(len(reqs), t, READ if flags & 1 else WRITE, lbn, n, dev))
     return OpenWorkload(reqs, name=Path(p).name)
+
+
+def _careful_ascii(p: str, lineno: int, line: str, last: float):
+    """One ASCII line parsed field by field: the values, None for a blank or comment line,
+    or a TraceError naming the field."""
+    names = ("arrival_ms", "devno", "lbn", "nsectors", "flags")
+    f = _fields(line)
+    if not f:
+        return None
+    if len(f) != 5:
+        raise TraceError(p, lineno, f"has {len(f)} fields; expected 5: "
+                         "arrival_ms devno lbn nsectors flags")
+    t = number(p, lineno, "arrival_ms", f[0])
+    if t < last:
+        raise TraceError(p, lineno, f"arrival {t} is earlier than the line before "
+                         f"({last})", "arrival_ms")
+    dev, lbn, n, flags = (whole(p, lineno, name, text, minimum, base=0) for name, text, minimum
+                          in zip(names[1:], f[1:], (0, 0, 1, 0), strict=True))
+    return t, dev, lbn, n, flags
 
 
 def write_ascii(workload: OpenWorkload, path: str | Path) -> None:
