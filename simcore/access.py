@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .layout import SECTOR_BYTES, Layout
-from .mechanics import SeekCurve, exact_ms, seek_for
+from .mechanics import SeekCurve, seek_for
 from .profile import DiskProfile
 
 
@@ -94,6 +94,7 @@ class Mechanism:
         self.seek = seek or seek_for(profile)
         self._seek_times = self.seek.times
         self.rev_ms = profile.revolution_ms
+        self._zone_spt = [self.layout.sectors_per_track(z) for z in range(self.layout.zone_count)]
         self.phase0 = profile.initial_angle % 1.0
         self.head_switch_ms = profile.head_switch_ms
         self.write_settle_ms = profile.write_settle_ms
@@ -130,12 +131,13 @@ class Mechanism:
         """
         addr = self.layout.locate(lba)
         move = self.move_ms(head.cylinder, head.surface, addr.cylinder, addr.surface, is_write)
-        spt = self.layout.sectors_per_track(addr.zone)
-        pos = ((self.phase0 + (now + move) / self.rev_ms) % 1.0) * spt
+        spt = self._zone_spt[addr.zone]
+        rev = self.rev_ms
+        pos = ((self.phase0 + (now + move) / rev) % 1.0) * spt
         wait = (addr.sector - pos) % spt
         if wait > spt - 1e-7:  # on the sector's edge: no lost turn (as in access)
             wait = 0.0
-        return exact_ms(move + wait * (self.rev_ms / spt))
+        return round((move + wait * (rev / spt)) * 1e9) / 1e9  # exact_ms, inlined for speed
 
     def access(self, lba: int, sectors: int, is_write: bool, start_ms: float,
                head: HeadState) -> Access:

@@ -19,21 +19,23 @@ import numpy as np
 
 from .profile import DiskProfile, SeekSpec
 
-TIME_RESOLUTION_DIGITS = 9
+TIME_RESOLUTION_MS = 1e-9
 """Positioning estimates are compared at 10**-9 ms (one picosecond): far below anything a
-drive resolves, far above the ~1e-13 ms noise of float arithmetic on times of minutes."""
+drive resolves, far above the ~1e-14 ms noise of float arithmetic on times of a second."""
 
-TIME_RESOLUTION_MS = 10.0 ** -TIME_RESOLUTION_DIGITS
+_TICKS_PER_MS = 1e9  # 1 / TIME_RESOLUTION_MS, exactly representable
 
 
 def exact_ms(t_ms: float) -> float:
-    """``t_ms`` rounded to :data:`TIME_RESOLUTION_MS`, so times equal by hand compare equal.
+    """``t_ms`` rounded to a whole number of :data:`TIME_RESOLUTION_MS`.
 
     On the textbook toy disk every time is a whole number of ticks, but float arithmetic
     gives 40 + 49.999999999999986 for a 90-tick positioning; rounded, both are 90.0 and a
-    scheduler's tie rule (the oldest request first) decides between them.
+    scheduler's tie rule (the oldest request first) decides between them. Computed as
+    ``round(t * 1e9) / 1e9``, several times cheaper than ``round(t, 9)`` on the SPTF hot
+    path; past 2**53 ns (about 2.5 hours) the resolution coarsens, which estimates never reach.
     """
-    return round(t_ms, TIME_RESOLUTION_DIGITS)
+    return round(t_ms * _TICKS_PER_MS) / _TICKS_PER_MS
 
 
 class SeekPhases(NamedTuple):

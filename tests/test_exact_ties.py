@@ -24,7 +24,7 @@ import simcore
 from simcore import HeadState, Mechanism, load_disk
 from simcore.mechanics import TIME_RESOLUTION_MS, exact_ms
 from simcore.records import READ, Request
-from simcore.sched import TaggedSPTF, sptf
+from simcore.sched import GSTF, WSTF, AgedSPTF, TaggedSPTF, sptf
 
 SPT, SECTOR_TICKS, REV, SEEK_PER_TRACK = 12, 30, 360, 40
 
@@ -96,6 +96,11 @@ def test_the_issue_example_tie_goes_to_the_oldest(toy):
     assert sptf([older, newer], head, 10.0) is older
     assert sptf([newer, older], head, 10.0) is newer  # the same tie the other way round
     assert TaggedSPTF(2).choose([older, newer], head, 10.0) is older
+    # the weighted policies see the same tie: both waited 10 ms, so both weights scale 50
+    # by the same factor (WSTF: 50 x (1000 - 10) / 1000; aged: 50 - 0.01 x 10)
+    assert WSTF().choose([older, newer], head, 10.0) is older
+    assert AgedSPTF().choose([older, newer], head, 10.0) is older
+    assert GSTF(group_cylinders=3).choose([older, newer], head, 10.0) is older
 
 
 @settings(max_examples=300, deadline=None)

@@ -104,7 +104,11 @@ def test_raid_shrinks_the_zone_benefit():
                  per_disk_spacings=(50_000,))
     assert r["targets"]["zone_benefit_shrinks_on_raid"]
     imp = r["raid"]["512"]["improvement_pct"]
-    assert imp["ALIZ(300000)"] < 0  # one zone, few disks
+    # one zone, few disks: little is left of the single disk's gain (about 8% there). The
+    # sign here was negative until SPTF's positioning estimate stopped seeing a request that
+    # starts right under the head as a whole revolution away (float noise, issue 14 part 7);
+    # the thesis's -18% at 512 sectors (note 003 §5.3) is not reproduced since.
+    assert abs(imp["ALIZ(300000)"]) < r["targets"]["best_ALIZ_single_disk_pct"] / 4
     # the thesis's advice, zones on each disk: never worse than the original here, and
     # better than the same number of zones in the array's address space
     assert imp["ALIZ per disk(50000)"] > max(imp["ALIZ(50000)"], -0.5)

@@ -334,3 +334,22 @@ def test_real_drive_questions():
 def test_bad_options_are_named(options, message):
     with pytest.raises(ValueError, match=message.replace("-", r"\-")):
         solve(DiskHomework(compute=True, **options))
+
+
+def test_seed_3_satf_with_late_requests_by_hand():
+    """-s 3 -A 5,-1,0 -L 2,-1,0 -p SATF: requests 5, 13, 8, 14, 15; late 1 and 0."""
+    sol = solve(DiskHomework(seed=3, late_desc="2,-1,0", policy="SATF", compute=True))
+    assert (sol.requests, sol.late) == ([5, 13, 8, 14, 15], [1, 0])
+    rows = [(r.sector, r.service.seek, r.service.rotate, r.service.transfer) for r in sol.rows]
+    # t = 0, angle 0, track 0. Estimates (seek + wait + 30): 5 (start 315): 345;
+    # 13 (start 195): 40 + 155 + 30 = 225; 8 (start 45): 75; 14: 255; 15: 285 -> 8.
+    # Late 1 joins. 8 ends at 75.
+    # t = 75: 13: 40 + (195 - 115) + 30 = 150; 1 (start 195, same track): 120 + 30 = 150:
+    # a tie, and 13 is older -> 13. Late 0 joins. Seek to 115, wait to 195, end 225.
+    # t = 225 on track 1: 14 starts at 225 (streams on, 30), then 15 (30): t = 285.
+    # t = 285: 5: 40 + (315 - 325 mod 360 = 350) + 30 = 420; 1: 40 + 230 + 30 = 300;
+    # 0 (start 165): 40 + 200 + 30 = 270 -> 0: seek to 325, wait to 525, end 555.
+    # t = 555 (angle 195): 1 streams on to 585; 5: wait from 225 to 315 (90), end 705.
+    assert rows == [(8, 0, 45, 30), (13, 40, 80, 30), (14, 0, 0, 30), (15, 0, 0, 30),
+                    (0, 40, 200, 30), (1, 0, 0, 30), (5, 0, 90, 30)]
+    assert sum(r.service.total for r in sol.rows) == 705
