@@ -1,10 +1,15 @@
-"""``reproduce NAME``: run one seed's experiment and print its numbers beside the paper's."""
+"""``reproduce NAME``: run one seed's experiment and print its targets beside the paper's.
+
+``--json`` prints the whole result, whose ``"targets"`` list carries every target with the
+paper's value, the tolerance, the source, the simulated value and met/missed.
+"""
 
 from __future__ import annotations
 
 import json
 
 from .. import experiments
+from ..experiments import targets as tg
 
 
 def register(sub) -> None:
@@ -24,21 +29,27 @@ def main(args) -> int:
     result = experiments.reproduce(args.name, quick=args.quick, seed=args.seed)
     if args.json:
         print(json.dumps(result, indent=2, sort_keys=True, default=float))
-    else:
-        paper = result.get("paper", {})
-        for key, value in result.items():
-            if key in ("paper", "curves", "figure"):
-                continue
-            ref = paper.get(key)
-            print(f"{key:<34} {_fmt(value)}" + (f"    paper: {_fmt(ref)}" if ref is not None else ""))
+        return 0
+    rows = result.get("targets", [])
+    if not rows:
+        print(f"{args.name}: no reproduction targets (see the chapter for what it shows)")
+        return 0
+    for r in rows:
+        mark = {"met": "met   ", "missed": "MISSED", "not run": "-     "}[r["status"]]
+        print(f"{mark} {r['what']}")
+        print(f"       paper {_fmt(r['paper'])} ({r['tolerance']}), simulated "
+              f"{_fmt(r['simulated'])}; {r['source']['text']}")
+        if r["status"] == "missed" and r["known_deviation"]:
+            print(f"       why: {r['known_deviation']}")
+    s = tg.summary(rows)
+    print(f"{s['met']} of {s['total']} targets met"
+          + (f" ({s['not run']} not run in quick mode)" if s["not run"] else ""))
     return 0
 
 
 def _fmt(v) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
     if isinstance(v, float):
         return f"{v:.4g}"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{k}: {_fmt(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, list) and len(v) > 8:
-        return f"[{len(v)} values]"
     return str(v)

@@ -1,10 +1,12 @@
 """Experiments: one module per seed result, the single source of truth.
 
 Each module in this package defines ``NAME`` (the name on the command line),
-``DESCRIPTION`` and ``reproduce(quick: bool = False, seed: int = 0) -> dict``,
+``DESCRIPTION``, ``TARGETS`` (its reproduction targets as data, see
+:mod:`.targets`) and ``reproduce(quick: bool = False, seed: int = 0) -> dict``,
 which returns a JSON-ready dict holding the measured numbers, the paper's
-numbers beside them (under ``"paper"``) and whatever a figure needs. The book,
-the labs, ``python -m simcore reproduce NAME`` and the tests all call it.
+numbers beside them (under ``"paper"``), the evaluated targets (under
+``"targets"``) and whatever a figure needs. The book, the labs,
+``python -m simcore reproduce NAME`` and the tests all call it.
 Modules are found by scanning this package, so adding one needs no registry edit.
 """
 
@@ -21,7 +23,7 @@ def _modules() -> dict[str, ModuleType]:
         if info.name.startswith("_"):
             continue
         mod = importlib.import_module(f"{__name__}.{info.name}")
-        if hasattr(mod, "NAME") and hasattr(mod, "reproduce"):
+        if hasattr(mod, "NAME") and hasattr(mod, "reproduce") and hasattr(mod, "TARGETS"):
             found[mod.NAME] = mod
     return found
 
@@ -45,7 +47,6 @@ def reproduce(name: str, quick: bool = False, seed: int = 0) -> dict:
 
 def measured(result: dict, key: str):
     """The value a target names: ``"cpu_pct"`` or a dotted path ``"cpu_pct.pio"``."""
-    value = result
-    for part in key.split("."):
-        value = value[part]
-    return value
+    from .targets import lookup
+
+    return lookup(result, key)

@@ -36,6 +36,7 @@ from ..access import Mechanism
 from ..engine import run, sweep
 from ..profiles import load_disk
 from ..workloads_synth import hot_set_open
+from .targets import Target, evaluate
 
 NAME = "hot-data-home"
 DESCRIPTION = ("Seed 000's open question: on a zoned disk, is the hot data's best home the "
@@ -54,6 +55,9 @@ PAPER = {
                 "to the outer tracks of the disk",
     "abr_reserved_area": "in the center of the disk",
 }
+
+#: none: the seed asks the question ("may have moved") and gives no number to reproduce
+TARGETS: tuple[Target, ...] = ()
 
 _MECH: dict[str, Mechanism] = {}
 
@@ -155,6 +159,7 @@ def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = No
         out["disks"][d] = per
     out["answer"] = answer(out)
     out["paper"] = PAPER
+    out["targets"] = evaluate(TARGETS, out, quick)
     return out
 
 

@@ -31,6 +31,7 @@ cannot be rebuilt from what it states (note §3.2).
 from __future__ import annotations
 
 from ..workloads_server import simulate
+from .targets import Source, Target, between, evaluate, holds, pm, rel
 
 NAME = "linux-schedulers"
 DESCRIPTION = ("Pratt & Heger 2004 (seed 001): sequential readers and the web profile under "
@@ -75,6 +76,46 @@ PAPER = {
 }
 
 
+_NOTE = "001_linux_schedulers.md"
+_RATIO_REASON = ("the note gives Table 1's ratio with no tolerance (Q2 checks only the decline "
+                 "and 'AS < 25% of array bandwidth'); ±20% is ours")
+TARGETS = (
+    Target("as_over_cfq.1 disk", "one disk, 4 sequential readers: AS over CFQ throughput", 2.26,
+           between(2.2, 2.4),
+           Source("001", "Table 1; note Q1", _NOTE, 627, "AS/CFQ throughput ≈ 2.2–2.4"),
+           note_bound=between(2.2, 2.4)),
+    Target("checks.others_spread_pct", "one disk, sequential read: noop, deadline, CFQ spread",
+           "within 2%", between(None, 2.0),
+           Source("001", "Table 2; note Q1", _NOTE, 627, "DL ≈ NO ≈ CFQ (within ~2%)"),
+           note_bound=between(None, 2.0), units="%"),
+    Target("checks.as_best_on_web", "web server profile: AS the best scheduler", False, holds(),
+           Source("001", "Table 2; note Q3", _NOTE, 629, "AS never best on Web"),
+           note_bound=holds()),
+    Target("checks.as0_vs_deadline_pct", "antic_expire = 0: AS sequential read against deadline",
+           0.0, pm(3.0),
+           Source("001", "Table 5; note Q5", _NOTE, 631, "AS(antic 0) seq read within ±3% of DL"),
+           note_bound=pm(3.0), units="%"),
+    Target("checks.as_advantage_declines",
+           "AS over CFQ falls from one disk to RAID-5 (5 disks) to RAID-0 (28 disks)", True,
+           holds(), Source("001", "Table 1; note Q2", _NOTE, 628, "monotone decline of AS/others"),
+           note_bound=holds()),
+    Target("as_over_cfq.RAID-5 (5 disks)", "5-disk RAID-5: AS over CFQ throughput", 1.18,
+           rel(0.20), Source("001", "Table 1", _NOTE, 373, "RAID-5 **1.18**"),
+           note_bound=None, tolerance_reason=_RATIO_REASON,
+           known_deviation=("the paper's array sat behind FAStT700 controllers with large "
+                            "caches and ran 32 threads; the model's controller has no cache and "
+                            "runs four readers (not investigated further)")),
+    Target("as_over_cfq.RAID-0 (28 disks)", "28-disk RAID-0: AS over CFQ throughput", 0.196,
+           rel(0.20), Source("001", "Table 1", _NOTE, 373, "RAID-0 **0.196**"),
+           note_bound=None, tolerance_reason=_RATIO_REASON,
+           known_deviation=("the order reverses as in the paper, but by less: the simulated "
+                            "CFQ stays well below the paper's 158 MB/s and AS well above its "
+                            "31 MB/s. The mechanism behind the paper's larger gap (issue 19 asks "
+                            "for it) was not found; the model has no controller, no file system "
+                            "and four readers")),
+)
+
+
 def _seq(elevator: str, cfg: dict, mb: float, seed: int, **tunables) -> float:
     r = simulate("seq-read", elevator, mb_per_reader=mb, seed=seed, **cfg, **tunables)
     return round(r.mb_s, 2)
@@ -98,7 +139,10 @@ def reproduce(quick: bool = False, seed: int = 0) -> dict:
                   for e in MODERN}
     as_stats = web_runs["anticipatory"].elevator["stats"]
     others = [seq[e] for e in LEGACY if e != "anticipatory"]
-    return {
+    ratios = {"1 disk": round(seq["anticipatory"] / seq["cfq"], 3),
+              "RAID-5 (5 disks)": round(raid5["anticipatory"] / raid5["cfq"], 3),
+              "RAID-0 (28 disks)": round(raid0["anticipatory"] / raid0["cfq"], 3)}
+    res = {
         "seq_read_mb_s": seq,
         "web_ops_s": web,
         "seq_read_mb_s_as_antic0": as0,
@@ -106,9 +150,7 @@ def reproduce(quick: bool = False, seed: int = 0) -> dict:
         "seq_read_mb_s_raid5_5": raid5,
         "seq_read_mb_s_atlas10k": slow,
         "modern": {"seq_read_mb_s": modern_seq, "web_ops_s": modern_web},
-        "as_over_cfq": {"1 disk": round(seq["anticipatory"] / seq["cfq"], 3),
-                        "RAID-5 (5 disks)": round(raid5["anticipatory"] / raid5["cfq"], 3),
-                        "RAID-0 (28 disks)": round(raid0["anticipatory"] / raid0["cfq"], 3)},
+        "as_over_cfq": ratios,
         "web_anticipation": as_stats,
         "checks": {
             "as_over_best_other_seq": round(seq["anticipatory"] / max(others), 3),
@@ -116,6 +158,8 @@ def reproduce(quick: bool = False, seed: int = 0) -> dict:
             "as_best_on_web": max(web, key=web.get) == "anticipatory",
             "as0_vs_deadline_pct": round(100 * (as0 / seq["deadline"] - 1), 2),
             "raid0_as_below_cfq": raid0["anticipatory"] < raid0["cfq"],
+            "as_advantage_declines": bool(ratios["1 disk"] > ratios["RAID-5 (5 disks)"]
+                                          > ratios["RAID-0 (28 disks)"]),
         },
         "config": {"single": SINGLE, "single_slow": SINGLE_SLOW, "raid0": RAID0_28, "raid5": RAID5_5,
                    "readers": 4, "mb_per_reader": mb, "mb_per_reader_array": mb_array,
@@ -123,6 +167,8 @@ def reproduce(quick: bool = False, seed: int = 0) -> dict:
                    "think_ms": 0.1},
         "paper": PAPER,
     }
+    res["targets"] = evaluate(TARGETS, res, quick)
+    return res
 
 
 DEVICES = {
