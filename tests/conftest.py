@@ -37,3 +37,23 @@ def require_root() -> None:
 @pytest.fixture(scope="session")
 def repo_root() -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+_QUICK: dict[tuple[str, int], dict] = {}
+
+
+@pytest.fixture(scope="session")
+def quick_result():
+    """``quick_result(name, seed=0)``: an experiment's quick-mode result, run once per session.
+
+    The generated target tests and each experiment's own tests share it, so every quick
+    experiment runs once however many test files look at it.
+    """
+    from simcore import experiments
+
+    def get(name: str, seed: int = 0) -> dict:
+        if (name, seed) not in _QUICK:
+            _QUICK[(name, seed)] = experiments.reproduce(name, quick=True, seed=seed)
+        return _QUICK[(name, seed)]
+
+    return get
