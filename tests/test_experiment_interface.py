@@ -12,9 +12,10 @@ import json
 import pytest
 
 
-@pytest.fixture(scope="module")
-def result(quick_result):
-    return quick_result("interface")
+@pytest.fixture(scope="module", params=["quick", "full"])
+def result(request, any_result):
+    """Quick mode, run here, and the full run the book shows (from the results cache)."""
+    return any_result("interface", request.param)
 
 
 def test_json_shape(result):

@@ -14,9 +14,10 @@ import pytest
 FOUR = ("noop", "deadline", "anticipatory", "cfq")
 
 
-@pytest.fixture(scope="module")
-def result(quick_result):
-    return quick_result("linux-schedulers")
+@pytest.fixture(scope="module", params=["quick", "full"])
+def result(request, any_result):
+    """Quick mode, run here, and the full run the book shows (from the results cache)."""
+    return any_result("linux-schedulers", request.param)
 
 
 def test_keys_and_json(result):

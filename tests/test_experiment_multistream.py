@@ -18,9 +18,10 @@ from simcore.layout import Layout
 from simcore.profiles import load_disk
 
 
-@pytest.fixture(scope="module")
-def res(quick_result):
-    return quick_result("multistream")
+@pytest.fixture(scope="module", params=["quick", "full"])
+def res(request, any_result):
+    """Quick mode, run here, and the full run the book shows (from the results cache)."""
+    return any_result("multistream", request.param)
 
 
 def test_result_is_json_ready_and_names_its_sources(res):

@@ -15,9 +15,10 @@ import json
 import pytest
 
 
-@pytest.fixture(scope="module")
-def result(quick_result):
-    return quick_result("placement")
+@pytest.fixture(scope="module", params=["quick", "full"])
+def result(request, any_result):
+    """Quick mode, run here, and the full run the book shows (from the results cache)."""
+    return any_result("placement", request.param)
 
 
 def test_json_shape(result):
@@ -74,9 +75,10 @@ def test_email_has_no_reuse_the_database_has(result):
     assert result["figure"]["trace"]["database"]["reuse_fraction"] > 0.1
 
 
-@pytest.fixture(scope="module")
-def home(quick_result):
-    return quick_result("hot-data-home")
+@pytest.fixture(scope="module", params=["quick", "full"])
+def home(request, any_result):
+    """Quick mode, run here, and the full run the book shows (from the results cache)."""
+    return any_result("hot-data-home", request.param)
 
 
 def test_hot_data_home_answer(home):

@@ -15,9 +15,10 @@ import pytest
 from simcore.experiments import seltzer
 
 
-@pytest.fixture(scope="module")
-def result(quick_result):
-    return quick_result("seltzer")
+@pytest.fixture(scope="module", params=["quick", "full"])
+def result(request, any_result):
+    """Quick mode, run here, and the full run the book shows (from the results cache)."""
+    return any_result("seltzer", request.param)
 
 
 def test_shape_and_json(result):

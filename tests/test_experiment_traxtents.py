@@ -16,9 +16,10 @@ import pytest
 from simcore import experiments
 
 
-@pytest.fixture(scope="module")
-def result(quick_result):
-    return quick_result("traxtents")
+@pytest.fixture(scope="module", params=["quick", "full"])
+def result(request, any_result):
+    """Quick mode, run here, and the full run the book shows (from the results cache)."""
+    return any_result("traxtents", request.param)
 
 
 def test_registered_and_json_ready(result):

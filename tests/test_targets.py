@@ -8,8 +8,9 @@ Three things are checked for each target declared in an experiment's ``TARGETS``
 - **not loosened**: the tolerance applied accepts nothing the note's tolerance rejects, or a
   written reason says why (and a target whose note gives no tolerance must say where its
   tolerance comes from); the note's line really contains the quoted text;
-- **evaluated**: the quick run's evaluation row for it carries the paper value, tolerance,
-  source, simulated value and met/missed, and ``met`` agrees with the bound.
+- **evaluated**: the quick run's and the book's full run's evaluation row for it carries the
+  paper value, tolerance, source, simulated value and met/missed, and ``met`` agrees with the
+  bound; README's "N of M targets met" is the full runs' count.
 
 A missed target does not fail here: it is reported (``reproduce``, the status page) with its
 reason. A malformed or silently loosened target does fail.
@@ -89,10 +90,17 @@ def test_source_quote_is_on_the_cited_line(name, target):
         f"{line[:160]!r}")
 
 
+@pytest.mark.parametrize("mode", ["quick", "full"])
 @pytest.mark.parametrize("name", experiments.names())
-def test_quick_evaluation_is_well_formed(name, quick_result):
-    res = quick_result(name)
+def test_evaluation_is_well_formed(name, mode, any_result):
+    """Quick mode as run here, and the full run the book shows (read from the results cache)."""
+    res = any_result(name, mode)
     rows = res["targets"]
+    if mode == "full":
+        assert all(r["status"] != "not run" for r in rows)
+        # the stored evaluation is what the current declarations give for the stored numbers
+        again = json.loads(json.dumps(tg.evaluate(experiments.get(name).TARGETS, res)))
+        assert rows == again
     decl = experiments.get(name).TARGETS
     assert [r["key"] for r in rows] == [t.key for t in decl]
     json.dumps(rows)
@@ -110,6 +118,17 @@ def test_quick_evaluation_is_well_formed(name, quick_result):
             assert isinstance(value, int | float) and math.isfinite(value)
         assert r["met"] is t.bound.accepts(value, t.paper)
         assert r["status"] == ("met" if r["met"] else "missed")
+
+
+def test_readme_states_the_count(full_result):
+    """README's one-line summary is the full runs' count, so it cannot drift."""
+    met = total = 0
+    for name in experiments.names():
+        s = tg.summary(full_result(name)["targets"])
+        met, total = met + s["met"], total + s["total"]
+    line = f"{met} of {total} targets met"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert line in readme, f"README must say '{line}' (python -m simcore reproduce --summary)"
 
 
 # -- the checks themselves can fail --------------------------------------------------------------

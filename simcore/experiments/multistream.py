@@ -88,8 +88,9 @@ PAPER = {
 
 _NOTE = "004_multistream.md"
 _ZONES = ("the WD800JD profile's zones (1,000 to 540 sectors per track) stream at about 42 MB/s "
-          "averaged over the places of 100 evenly spread streams; the scheme reaches about 95% "
-          "of that, but the thesis's disk streamed nearly as fast inside as at its outer edge")
+          "averaged over the places of evenly spread streams, and the scheme reaches about 95% "
+          "of that; the thesis's 'about 50 out of the maximum 55' would need a disk that streams "
+          "nearly as fast at its inner edge as at its outer edge")
 _NO_DROP = ("evenly spaced streams cover the whole disk at 10 as at 100, so the zone rates and "
             "the random-order seeks are the same and the model has no mechanism for the thesis's "
             "loss (which it blames on 'a larger percent of the disk surface', something the "
