@@ -13,7 +13,11 @@ Modules are found by scanning this package, so adding one needs no registry edit
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
+from collections.abc import Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
 from types import ModuleType
 
 
@@ -40,9 +44,32 @@ def get(name: str) -> ModuleType:
     return mods[name]
 
 
-def reproduce(name: str, quick: bool = False, seed: int = 0) -> dict:
-    """Run one experiment and return its JSON-ready result."""
-    return get(name).reproduce(quick=quick, seed=seed)
+def reproduce(name: str, quick: bool = False, seed: int = 0,
+              executor: Executor | None = None) -> dict:
+    """Run one experiment and return its JSON-ready result.
+
+    ``executor``: any ``concurrent.futures``-style executor (a process pool, a Dask or Ray
+    cluster's) for the experiment's parameter sweep; every point carries its own seed, so the
+    numbers do not depend on it.
+    """
+    if executor is None:
+        return get(name).reproduce(quick=quick, seed=seed)
+    return get(name).reproduce(quick=quick, seed=seed, executor=executor)
+
+
+@contextmanager
+def pool_unless_given(executor: Executor | None, n_points: int) -> Iterator[Executor | None]:
+    """The caller's executor, or a process pool on this machine's cores (shut down after),
+    or none when there is one core or one point."""
+    if executor is not None:
+        yield executor
+        return
+    cores = os.cpu_count() or 1
+    if cores < 2 or n_points < 2:
+        yield None
+        return
+    with ProcessPoolExecutor(max_workers=min(cores, n_points)) as pool:
+        yield pool
 
 
 def measured(result: dict, key: str):

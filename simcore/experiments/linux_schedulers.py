@@ -30,7 +30,11 @@ cannot be rebuilt from what it states (note §3.2).
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
+
+from ..engine import sweep
 from ..workloads_server import simulate
+from . import pool_unless_given
 from .targets import Source, Target, between, evaluate, holds, pm, rel
 
 NAME = "linux-schedulers"
@@ -116,28 +120,58 @@ TARGETS = (
 )
 
 
-def _seq(elevator: str, cfg: dict, mb: float, seed: int, **tunables) -> float:
-    r = simulate("seq-read", elevator, mb_per_reader=mb, seed=seed, **cfg, **tunables)
-    return round(r.mb_s, 2)
+_SETUPS = {"single": SINGLE, "single_slow": SINGLE_SLOW, "raid0": RAID0_28, "raid5": RAID5_5}
 
 
-def reproduce(quick: bool = False, seed: int = 0) -> dict:
-    """Sequential-read MB/s and web ops/s per scheduler, plus the array runs."""
+def _run(profile: str, elevator: str, setup: str, seed: int, **kw) -> dict:
+    """One run of a profile ("seq-read" or "web") under one elevator on a named set-up."""
+    r = simulate(profile, elevator, seed=seed, **_SETUPS[setup], **kw)
+    return {"mb_s": round(r.mb_s, 2), "ops_s": round(r.ops_s, 1),
+            "stats": dict(r.elevator.get("stats", {}))}
+
+
+def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = None) -> dict:
+    """Sequential-read MB/s and web ops/s per scheduler, plus the array runs.
+
+    Every run is a point of one :func:`simcore.sweep` (on ``executor`` if given, else this
+    machine's cores); each runs from the same ``seed``, so the executor changes no number.
+    """
     mb = 60.0 if quick else 150.0  # 50 MB files: each reader moves on to new files
     mb_array = 8.0 if quick else 24.0
     ops = 120 if quick else 500
-    seq = {e: _seq(e, SINGLE, mb, seed) for e in LEGACY}
-    web_runs = {e: simulate("web", e, ops=ops, seed=seed, **SINGLE) for e in LEGACY}
-    web = {e: round(r.ops_s, 1) for e, r in web_runs.items()}
-    as0 = _seq("anticipatory", SINGLE, mb, seed, antic_expire=0)
-    slow = {e: _seq(e, SINGLE_SLOW, mb, seed) for e in ("deadline", "anticipatory")}
-    raid0 = {e: _seq(e, RAID0_28, mb_array, seed) for e in LEGACY}
-    raid5 = {e: _seq(e, RAID5_5, mb_array, seed) for e in LEGACY}
-    modern_seq = {e: _seq(e, SINGLE, mb, seed) for e in MODERN}
-    modern_seq["bfq slice_idle=0"] = _seq("bfq", SINGLE, mb, seed, slice_idle=0)
-    modern_web = {e: round(simulate("web", e, ops=ops, seed=seed, **SINGLE).ops_s, 1)
-                  for e in MODERN}
-    as_stats = web_runs["anticipatory"].elevator["stats"]
+    runs: dict[str, dict] = {}
+    for e in LEGACY:
+        runs[f"seq {e}"] = dict(profile="seq-read", elevator=e, setup="single", mb_per_reader=mb)
+        runs[f"web {e}"] = dict(profile="web", elevator=e, setup="single", ops=ops)
+        runs[f"raid0 {e}"] = dict(profile="seq-read", elevator=e, setup="raid0",
+                                  mb_per_reader=mb_array)
+        runs[f"raid5 {e}"] = dict(profile="seq-read", elevator=e, setup="raid5",
+                                  mb_per_reader=mb_array)
+    runs["as0"] = dict(profile="seq-read", elevator="anticipatory", setup="single",
+                       mb_per_reader=mb, antic_expire=0)
+    for e in ("deadline", "anticipatory"):
+        runs[f"slow {e}"] = dict(profile="seq-read", elevator=e, setup="single_slow",
+                                 mb_per_reader=mb)
+    for e in MODERN:
+        runs[f"modern seq {e}"] = dict(profile="seq-read", elevator=e, setup="single",
+                                       mb_per_reader=mb)
+        runs[f"modern web {e}"] = dict(profile="web", elevator=e, setup="single", ops=ops)
+    runs["modern seq bfq slice_idle=0"] = dict(profile="seq-read", elevator="bfq",
+                                               setup="single", mb_per_reader=mb, slice_idle=0)
+    names = list(runs)
+    with pool_unless_given(executor, len(names)) as ex:
+        out = dict(zip(names, sweep(_run, [{**runs[n], "seed": seed} for n in names],
+                                    executor=ex, progress=False), strict=True))
+    seq = {e: out[f"seq {e}"]["mb_s"] for e in LEGACY}
+    web = {e: out[f"web {e}"]["ops_s"] for e in LEGACY}
+    as0 = out["as0"]["mb_s"]
+    slow = {e: out[f"slow {e}"]["mb_s"] for e in ("deadline", "anticipatory")}
+    raid0 = {e: out[f"raid0 {e}"]["mb_s"] for e in LEGACY}
+    raid5 = {e: out[f"raid5 {e}"]["mb_s"] for e in LEGACY}
+    modern_seq = {e: out[f"modern seq {e}"]["mb_s"] for e in MODERN}
+    modern_seq["bfq slice_idle=0"] = out["modern seq bfq slice_idle=0"]["mb_s"]
+    modern_web = {e: out[f"modern web {e}"]["ops_s"] for e in MODERN}
+    as_stats = out["web anticipatory"]["stats"]
     others = [seq[e] for e in LEGACY if e != "anticipatory"]
     ratios = {"1 disk": round(seq["anticipatory"] / seq["cfq"], 3),
               "RAID-5 (5 disks)": round(raid5["anticipatory"] / raid5["cfq"], 3),

@@ -46,8 +46,7 @@ with the note's tolerances and sources, are :data:`TARGETS`.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from itertools import pairwise
 from typing import Any
 
@@ -56,8 +55,10 @@ import numpy as np
 from ..cache import CacheConfig
 from ..controller_cache import ControllerCacheConfig
 from ..dispatch import DispatchConfig
+from ..engine import sweep
 from ..host_readahead import ReadaheadConfig
 from ..multistream import run_streams
+from . import pool_unless_given
 from .targets import Source, Target, between, evaluate, holds, pm, rel
 
 NAME = "multistream"
@@ -258,23 +259,23 @@ def _summary(r) -> dict:
     return {k: (float(v) if isinstance(v, np.floating) else v) for k, v in s.items()}
 
 
-def _call(spec: tuple[str, dict]) -> dict:
-    kind, kw = spec
+def _point(kind: str, **kw) -> dict:
+    """One run: the real system (``kind="real"``) or the DiskSim-like set-up."""
     return (real if kind == "real" else disksim)(**kw)
 
 
-def run_all(specs: dict[str, tuple[str, dict]], executor: Executor | None = None,
-            parallel: bool = True) -> dict[str, dict]:
-    """Run named points (``{"name": ("real" | "disksim", kwargs)}``), on all cores by default."""
+def run_points(specs: dict[str, tuple[str, dict]],
+               executor: Executor | None = None) -> dict[str, dict]:
+    """Run named points (``{"name": ("real" | "disksim", kwargs)}``) through :func:`simcore.sweep`.
+
+    Each point's kwargs carry its seed, so a serial run, this machine's process pool (the
+    default) or a cluster's executor give the same numbers.
+    """
     names = list(specs)
-    if executor is None and parallel and len(names) > 1 and (os.cpu_count() or 1) > 1:
-        with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:
-            out = list(pool.map(_call, [specs[n] for n in names]))
-    elif executor is not None:
-        out = list(executor.map(_call, [specs[n] for n in names]))
-    else:
-        out = [_call(specs[n]) for n in names]
-    return dict(zip(names, out, strict=True))
+    points = [{"kind": specs[n][0], **specs[n][1]} for n in names]
+    with pool_unless_given(executor, len(points)) as ex:
+        rows = sweep(_point, points, executor=ex, progress=False)
+    return dict(zip(names, rows, strict=True))
 
 
 def _dispatch(r_kib: float, m_kib: float | None = None, d: int | None = None,
@@ -327,7 +328,7 @@ def specs(quick: bool = False, seed: int = 0) -> dict[str, tuple[str, dict]]:
 
 def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = None) -> dict:
     """Run the thesis's configurations and set its numbers beside them (see the module doc)."""
-    runs = run_all(specs(quick, seed), executor)
+    runs = run_points(specs(quick, seed), executor)
     mb = {k: v["throughput_mb_s"] for k, v in runs.items()}
     res: dict[str, Any] = {
         "disk": DISK,
@@ -434,7 +435,7 @@ def host_curves(quick: bool = False, seed: int = 0, counts=STREAM_COUNTS,
     }
     sp = {f"{name}|{s}": ("real", dict(streams=s, host=h, quick=quick, seed=seed))
           for name, h in series.items() for s in counts}
-    runs = run_all(sp, executor)
+    runs = run_points(sp, executor)
     return {"streams": list(counts),
             "series": {name: [runs[f"{name}|{s}"]["throughput_mb_s"] for s in counts]
                        for name in series},
@@ -455,7 +456,7 @@ def segment_curves(quick: bool = False, seed: int = 0,
     for s in counts:
         sp[f"none|{s}"] = ("disksim", dict(streams=s, cache=disksim_cache(16, 512, False),
                                            quick=quick, seed=seed))
-    runs = run_all(sp, executor)
+    runs = run_points(sp, executor)
     return {"streams": list(counts), "segment_counts": list(segment_counts),
             "read_ahead": {str(n): [runs[f"{n}|{s}"]["throughput_mb_s"] for s in counts]
                            for n in segment_counts},
@@ -474,7 +475,7 @@ def memory_tradeoff(quick: bool = False, seed: int = 0, streams: int = 100,
                 sp[f"{r}|{m}"] = ("real", dict(streams=streams,
                                                host=_dispatch(r, m * MIB, d=d),
                                                quick=quick, seed=seed))
-    runs = run_all(sp, executor)
+    runs = run_points(sp, executor)
     return {"streams": streams, "memory_mib": list(memories_mib), "read_ahead_kib": list(reads_kib),
             "mb_s": {str(r): [runs[f"{r}|{m}"]["throughput_mb_s"] if f"{r}|{m}" in runs else None
                               for m in memories_mib] for r in reads_kib},

@@ -27,8 +27,7 @@ five spacings and two single-zone techniques.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from typing import Any
 
 import numpy as np
@@ -39,6 +38,7 @@ from ..access import Mechanism
 from ..engine import run, sweep
 from ..profiles import load_disk
 from ..workloads_synth import database_like, email_like
+from . import pool_unless_given
 from .targets import Source, Target, between, evaluate, holds
 
 NAME = "placement"
@@ -261,13 +261,6 @@ def _point(workload_name: str, key: str, spacing: int | None, quick: bool, seed:
     return out
 
 
-def _executor(n_points: int) -> Executor | None:
-    cores = os.cpu_count() or 1
-    if cores < 2 or n_points < 2:
-        return None
-    return ProcessPoolExecutor(max_workers=min(cores, n_points))
-
-
 def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = None,
               scheduler: Any = SCHEDULER, migration: str = "count") -> dict:
     """Mean response time and improvement over the original layout per technique."""
@@ -280,13 +273,8 @@ def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = No
             points += [dict(workload_name=name, key=zk, spacing=x) for x in s["spacings"]]
     for p in points:
         p.update(quick=quick, seed=seed, scheduler=scheduler, migration=migration)
-    own = executor is None
-    ex = _executor(len(points)) if own else executor
-    try:
+    with pool_unless_given(executor, len(points)) as ex:
         rows = sweep(_point, points, executor=ex, progress=False)
-    finally:
-        if own and ex is not None:
-            ex.shutdown()
     out: dict[str, Any] = {"disk": DISK, "scheduler": str(scheduler), "quick": quick,
                            "seed": seed, "interval_min": s["interval_ms"] / 60_000.0,
                            "duration_s": s["duration_s"], "spacings": s["spacings"],

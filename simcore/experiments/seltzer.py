@@ -17,6 +17,7 @@ request is counted however long it waits.
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from typing import Any
 
 import numpy as np
@@ -24,9 +25,11 @@ import simpy
 
 from ..access import Mechanism
 from ..drive import Drive
+from ..engine import point_seed, sweep
 from ..profiles import load_disk
 from ..records import READ, Request
 from ..sched import GSTF, WSTF, get_scheduler
+from . import pool_unless_given
 from .targets import Source, Target, between, evaluate, holds
 
 NAME = "seltzer"
@@ -150,19 +153,30 @@ def _point(name: str, n: int, measured: int, seed: int) -> tuple[float, float, f
                                                                        for r in recs]))
 
 
-def reproduce(quick: bool = False, seed: int = 0) -> dict:
-    """Mean I/O time and maximum response time for each policy and queue length."""
+def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = None) -> dict:
+    """Mean I/O time and maximum response time for each policy and queue length.
+
+    The points run through :func:`simcore.sweep` (on ``executor`` if given, else this
+    machine's cores). Each point's requests are drawn from a seed of its queue length alone
+    (:func:`simcore.engine.point_seed`): every policy sees the same requests at a given queue
+    length, whatever order the points run in.
+    """
     queue_lengths = [1, 10, 50, 100] if quick else [1, 5, 10, 25, 50, 75, 100]
     measured = 500 if quick else 2500
     mech = Mechanism(load_disk(DISK))
     transfer_ms = max(1, round(SIZE_KIB * 2)) * mech.rev_ms / 67
+    points = [dict(name=name, n=n, measured=measured,
+                   seed=point_seed(seed, {"queue_length": n}))
+              for name in POLICIES for n in queue_lengths]
+    with pool_unless_given(executor, len(points)) as ex:
+        rows = iter(sweep(_point, points, executor=ex, progress=False))
     mean_io: dict[str, list[float]] = {}
     max_resp: dict[str, list[float]] = {}
     mean_resp: dict[str, list[float]] = {}
     for name in POLICIES:
         mean_io[name], max_resp[name], mean_resp[name] = [], [], []
-        for k, n in enumerate(queue_lengths):
-            io, mx, mr = _point(name, n, measured, seed * 1000 + k)
+        for _ in queue_lengths:
+            io, mx, mr = next(rows)
             mean_io[name].append(round(io, 3))
             max_resp[name].append(round(mx, 1))
             mean_resp[name].append(round(mr, 1))
