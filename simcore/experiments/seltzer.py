@@ -64,7 +64,8 @@ TARGETS = (
     Target("checks.stf_max_grows", "STF's maximum response time grows with the queue",
            True, holds(),
            Source("000", "§3.2 (Seltzer et al.)", _NOTE, 677,
-                  "STF's maximum response time grows sharply with queue length"),
+                  "STF's maximum response time grows sharply with queue length",
+                  issue="issue 7: at queue 100 above the second queue length, above queue 1"),
            note_bound=holds()),
     Target("checks.stf_max_above_wstf_max", "STF's maximum response above WSTF's at queue 100",
            True, holds(),
@@ -204,9 +205,10 @@ def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = No
                                                      for v in mean_io["FCFS"]), 2),
             "wstf_vs_stf_abs_pct": round(abs(100 * (mean_io["WSTF"][last]
                                                     / mean_io["STF"][last] - 1)), 2),
-            "stf_max_grows": bool(max_resp["STF"][last] == max(max_resp["STF"])
-                                  and max_resp["STF"][0] == min(max_resp["STF"])
-                                  and max_resp["STF"][last] > max_resp["STF"][0]),
+            # issue 7's reading: the largest queue's maximum above the second's, above the first's
+            # (the maximum of one run is a single extreme, too noisy to ask for a monotone curve)
+            "stf_max_grows": bool(max_resp["STF"][last] > max_resp["STF"][1]
+                                  > max_resp["STF"][0]),
             "stf_max_above_wstf_max": bool(max_resp["STF"][last] > max_resp["WSTF"][last]),
             "stf_below_sstf_below_fcfs": bool(mean_io["STF"][last] < mean_io["SSTF"][last]
                                               < mean_io["FCFS"][last]),

@@ -233,6 +233,8 @@ def table(rows: list[dict], digits: int = 3) -> list[dict]:
         if isinstance(sim, float):
             sim = float(f"{sim:.{digits}g}")
         paper = r["paper"]
+        if isinstance(paper, float):
+            paper = float(f"{paper:.{digits}g}")
         if isinstance(paper, bool):
             paper = "yes" if paper else "no"
             sim = "not run" if sim is None else ("yes" if sim else "no")
