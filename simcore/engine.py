@@ -241,14 +241,38 @@ def replay_validation(disk: Disk, workload: ValidationWorkload,
     return report
 
 
+def point_seed(base: int, point: dict) -> int:
+    """A seed made from ``base`` and the point's own parameters, never from its place in a sweep.
+
+    The parameters are hashed in a canonical form (sorted keys; objects by ``repr``) and mixed
+    with ``base`` by :class:`numpy.random.SeedSequence`, so the same point gets the same seed
+    in a serial run, a process pool or a cluster, whatever order the points run in.
+    """
+    import hashlib
+    import json
+
+    import numpy as np
+
+    text = json.dumps(point, sort_keys=True, default=repr)
+    entropy = int.from_bytes(hashlib.sha256(text.encode()).digest()[:16], "big")
+    state = np.random.SeedSequence([int(base), entropy]).generate_state(2, dtype=np.uint32)
+    return int(state[0]) << 31 | int(state[1]) >> 1
+
+
 def sweep(fn: Callable[..., Any], points: Iterable[dict], executor: Executor | None = None,
-          progress: bool = True) -> list[Any]:
+          progress: bool = True, seed: int | None = None) -> list[Any]:
     """Call ``fn(**point)`` for every point, in parallel when an executor is given.
 
     Any ``concurrent.futures``-style executor works (a process pool here, or a
     Dask or Ray cluster's executor); results come back in the order of ``points``.
+    With ``seed``, each call also gets ``seed=point_seed(seed, point)``: a seed of the
+    point's parameters, so serial and parallel runs give the same numbers bit for bit.
     """
     pts = list(points)
+    if seed is not None:
+        if any("seed" in p for p in pts):
+            raise ValueError("sweep(seed=...) makes each point's seed: remove 'seed' from the points")
+        pts = [{**p, "seed": point_seed(seed, p)} for p in pts]
     bar = _progress(len(pts), progress)
     if executor is None:
         out = []

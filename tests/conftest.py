@@ -37,3 +37,54 @@ def require_root() -> None:
 @pytest.fixture(scope="session")
 def repo_root() -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+_QUICK: dict[tuple[str, int], dict] = {}
+
+
+@pytest.fixture(scope="session")
+def quick_result():
+    """``quick_result(name, seed=0)``: an experiment's quick-mode result, run once per session.
+
+    The generated target tests and each experiment's own tests share it, so every quick
+    experiment runs once however many test files look at it.
+    """
+    from simcore import experiments
+
+    def get(name: str, seed: int = 0) -> dict:
+        if (name, seed) not in _QUICK:
+            _QUICK[(name, seed)] = experiments.reproduce(name, quick=True, seed=seed)
+        return _QUICK[(name, seed)]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def full_result():
+    """``full_result(name)``: the full-mode result the book shows, read from the results cache.
+
+    The book build (``tools/build_book.py``) fills the cache for the current code, and ``make
+    test`` builds the book first, so CI reads the very numbers the chapters print. Without a
+    cache for this code (a unit-test run without the book) the test is skipped; in CI that is
+    a failure.
+    """
+    from simcore.experiments import results
+
+    def get(name: str) -> dict:
+        res = results.load(name)
+        require(res is not None,
+                f"no full-mode result of '{name}' cached for this code in {results.cache_dir()}: "
+                "build the book first (make book) or run python -m simcore reproduce --fill-cache")
+        return res
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def any_result(quick_result, full_result):
+    """``any_result(name, mode)`` with mode "quick" (run now) or "full" (the book's, cached)."""
+
+    def get(name: str, mode: str) -> dict:
+        return quick_result(name) if mode == "quick" else full_result(name)
+
+    return get

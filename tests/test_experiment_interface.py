@@ -1,8 +1,8 @@
-"""Gray 2000, Tables 6, 7 and 9 reproduced within issue 6's tolerances.
+"""Experiment ``interface`` (Gray 2000, Tables 6, 7 and 9): shape and independent checks.
 
-Targets: Table 7 block read, DMA/PIO throughput ratio 7.2 within 25%, CPU at least 80%
-under PIO and at most 20% under DMA; Table 9 hdparm -t within 20% of 3.48 MB/s (PIO 4)
-and 20.48 MB/s (DMA); Table 6 block write, DMA/PIO ratio 5.0 within 25%.
+The comparison with the thesis is the experiment's ``TARGETS``, evaluated by
+``tests/test_targets.py`` and reported (met or missed) by ``reproduce`` and the status page;
+these tests check what must hold whatever the thesis measured.
 """
 
 from __future__ import annotations
@@ -11,12 +11,11 @@ import json
 
 import pytest
 
-from simcore import experiments
 
-
-@pytest.fixture(scope="module")
-def result():
-    return experiments.reproduce("interface", quick=True)
+@pytest.fixture(scope="module", params=["quick", "full"])
+def result(request, any_result):
+    """Quick mode, run here, and the full run the book shows (from the results cache)."""
+    return any_result("interface", request.param)
 
 
 def test_json_shape(result):
@@ -27,25 +26,30 @@ def test_json_shape(result):
     json.dumps(result)  # JSON-ready
 
 
-def test_table_7_block_read(result):
-    ratio = result["block_read_kb_s"]["dma"] / result["block_read_kb_s"]["pio"]
-    assert ratio == pytest.approx(7.2, rel=0.25)
-    assert result["cpu_pct_read"]["pio"] >= 80
-    assert result["cpu_pct_read"]["dma"] <= 20
+def test_ratios_are_the_rates_ratios(result):
+    """The targets compare ratios: they must be the ratios of the reported rates."""
+    for kind, key in (("read", "block_read_kb_s"), ("write", "block_write_kb_s"),
+                      ("hdparm", "hdparm_mb_s")):
+        ratio = result[key]["dma"] / result[key]["pio"]
+        assert result[f"block_{kind}_ratio" if kind != "hdparm" else "hdparm_ratio"] == ratio
 
 
-def test_table_9_hdparm(result):
-    assert result["hdparm_mb_s"]["pio"] == pytest.approx(3.48, rel=0.20)
-    assert result["hdparm_mb_s"]["dma"] == pytest.approx(20.48, rel=0.20)
+def test_rates_respect_the_link_and_the_media(result):
+    """Independent of the thesis: no mode beats its cable, and PIO 4 is bounded by its cycle.
+
+    PIO 4: 120 ns per 16-bit word is 16.7 MB/s; UDMA 2: 33.3 MB/s (note 000 §2.7). The drive's
+    outer zone streams about 20 MiB/s, so DMA reads are media-bound, PIO reads CPU-bound.
+    """
+    pio_link_mib_s = 2 / 120e-9 / 2**20
+    udma2_link_mib_s = 2 / 60e-9 / 2**20
+    assert 0 < result["hdparm_mb_s"]["pio"] < pio_link_mib_s
+    assert result["hdparm_mb_s"]["pio"] < result["hdparm_mb_s"]["dma"] < udma2_link_mib_s
+    # PIO keeps the CPU busy moving words; DMA leaves it mostly idle
+    assert result["cpu_pct_read"]["pio"] > 3 * result["cpu_pct_read"]["dma"]
+    assert result["interrupts_per_mib_read"]["pio"] > 100 * result["interrupts_per_mib_read"]["dma"]
 
 
-def test_table_6_block_write(result):
-    ratio = result["block_write_kb_s"]["dma"] / result["block_write_kb_s"]["pio"]
-    assert ratio == pytest.approx(5.0, rel=0.25)
-
-
-def test_checks_and_the_multi_user_point(result):
-    assert result["all_ok"]
+def test_the_multi_user_point(result):
     # a CPU-bound bystander gets most of the CPU under DMA and almost none under PIO
     assert result["bystander_cpu_pct"]["dma"] > 70 > 15 > result["bystander_cpu_pct"]["pio"]
     # the thesis's stated write-through setting could not reach its DMA write rate

@@ -1,10 +1,8 @@
-"""Pratt & Heger 2004 (seed 001), quick mode: the orderings of Table 1, Table 2 and Table 5.
+"""Experiment ``linux-schedulers`` (Pratt & Heger 2004, seed 001), quick mode.
 
-Targets (issue 7): anticipatory at least 1.8x every other scheduler on four
-sequential readers (the paper: 2.26x CFQ, Table 1); noop, deadline and CFQ within
-5% of each other (Table 2: within 2%); anticipatory not the best on the web
-profile (Table 2: slowest); antic_expire=0 within 10% of deadline on sequential
-read (Table 5); on the 28-disk RAID-0 anticipatory below CFQ (Table 1: 31 vs 158).
+The paper's numbers and orderings are the experiment's ``TARGETS`` (note 001 §4.1 and Q1-Q5),
+evaluated by ``tests/test_targets.py`` and reported with their reasons when missed. These tests
+check the result's shape and what must hold by construction, whatever the paper measured.
 """
 
 from __future__ import annotations
@@ -13,51 +11,45 @@ import json
 
 import pytest
 
-from simcore.experiments import linux_schedulers as ls
-
 FOUR = ("noop", "deadline", "anticipatory", "cfq")
 
 
-@pytest.fixture(scope="module")
-def result():
-    return ls.reproduce(quick=True, seed=0)
+@pytest.fixture(scope="module", params=["quick", "full"])
+def result(request, any_result):
+    """Quick mode, run here, and the full run the book shows (from the results cache)."""
+    return any_result("linux-schedulers", request.param)
 
 
 def test_keys_and_json(result):
-    for key in ("seq_read_mb_s", "web_ops_s", "seq_read_mb_s_raid0_28"):
+    for key in ("seq_read_mb_s", "web_ops_s", "seq_read_mb_s_raid0_28", "seq_read_mb_s_raid5_5"):
         assert set(result[key]) == set(FOUR)
     assert isinstance(result["seq_read_mb_s_as_antic0"], float)
     assert result["paper"]["as_over_cfq"]["1 disk"] == 2.26
     json.dumps(result)
 
 
-def test_anticipation_wins_sequential_read_on_one_disk(result):
-    seq = result["seq_read_mb_s"]
+def test_ratios_are_the_rates_ratios(result):
+    r = result["as_over_cfq"]
+    for label, key in (("1 disk", "seq_read_mb_s"), ("RAID-5 (5 disks)", "seq_read_mb_s_raid5_5"),
+                       ("RAID-0 (28 disks)", "seq_read_mb_s_raid0_28")):
+        rates = result[key]
+        assert r[label] == pytest.approx(rates["anticipatory"] / rates["cfq"], abs=1e-3)
+    c = result["checks"]
+    assert c["as_advantage_declines"] == (r["1 disk"] > r["RAID-5 (5 disks)"]
+                                          > r["RAID-0 (28 disks)"])
+
+
+def test_arrays_read_faster_than_one_disk(result):
+    """More spindles behind the device: the schedulers that do not idle gain from them."""
     for e in ("noop", "deadline", "cfq"):
-        assert seq["anticipatory"] >= 1.8 * seq[e]
+        assert result["seq_read_mb_s_raid0_28"][e] > result["seq_read_mb_s_raid5_5"][e] \
+            > result["seq_read_mb_s"][e]
 
 
-def test_the_other_three_within_5_percent(result):
-    vals = [result["seq_read_mb_s"][e] for e in ("noop", "deadline", "cfq")]
-    assert max(vals) <= 1.05 * min(vals)
-
-
-def test_anticipation_is_not_best_on_web(result):
-    web = result["web_ops_s"]
-    assert max(web, key=web.get) != "anticipatory"
-
-
-def test_antic_expire_zero_behaves_like_deadline(result):
-    assert result["seq_read_mb_s_as_antic0"] == pytest.approx(
-        result["seq_read_mb_s"]["deadline"], rel=0.10)
-
-
-def test_order_reverses_on_the_raid0(result):
-    r0 = result["seq_read_mb_s_raid0_28"]
-    assert r0["anticipatory"] < r0["cfq"]
-    # and the advantage shrinks with the number of heads behind the device (Q2)
-    ratios = result["as_over_cfq"]
-    assert ratios["1 disk"] > ratios["RAID-0 (28 disks)"]
+def test_anticipation_counters_add_up(result):
+    st = result["web_anticipation"]
+    # every wait ends broken (the expected read came) or timed out, at most one still open
+    assert 0 <= st["antic_started"] - st["antic_broken"] - st["antic_timeouts"] <= 1
 
 
 def test_bfq_idling_is_anticipation(result):

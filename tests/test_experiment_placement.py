@@ -1,13 +1,11 @@
 """Experiments ``placement`` (seed 003, Tables 3.2-3.5) and ``hot-data-home`` (seed 000 Ch. 6).
 
-Targets, as the issue states them from note 003 §6 (quick mode: 2-minute
-windows, see ``simcore.experiments.placement.settings``):
-
-- database-like: the best FREQZ or ALIZ beats its single-zone counterpart by at
-  least 15 percentage points; improvement against zone spacing rises then falls
-  (its maximum is at neither end of the sweep);
-- email-like: every frequency-based layout within +-2% of the original; ALIS and
-  the best ALIZ improve by more than 10%.
+The thesis's orderings and shapes (note 003 §6) are the experiment's ``TARGETS``,
+evaluated by ``tests/test_targets.py`` and reported, met or missed with the reason, by
+``reproduce`` and the status page; they are not asserted here. These tests check the
+result's shape, that the derived numbers say what the tables say, and properties of the
+workloads and layouts that hold whatever the thesis measured (quick mode: 2-minute windows,
+see ``simcore.experiments.placement.settings``).
 """
 
 from __future__ import annotations
@@ -16,12 +14,11 @@ import json
 
 import pytest
 
-from simcore import experiments
 
-
-@pytest.fixture(scope="module")
-def result():
-    return experiments.reproduce("placement", quick=True, seed=0)
+@pytest.fixture(scope="module", params=["quick", "full"])
+def result(request, any_result):
+    """Quick mode, run here, and the full run the book shows (from the results cache)."""
+    return any_result("placement", request.param)
 
 
 def test_json_shape(result):
@@ -35,42 +32,41 @@ def test_json_shape(result):
     assert result["paper"]["database"]["improvement_pct"]["ALIZ"]["50000"] == 35.48
 
 
-def test_database_zones_beat_the_single_zone_by_15_points(result):
-    t = result["targets"]
-    assert t["database_FREQZ_over_FREQNC_pp"] >= 15 or t["database_ALIZ_over_ALIS_pp"] >= 15
-    assert t["database_zoned_beats_single_by_15pp"]
+def test_derived_numbers_are_consistent(result):
+    """The targets read ``derived``: it must say what the improvement tables say."""
+    db, em = result["database"]["improvement_pct"], result["email"]["improvement_pct"]
+    d = result["derived"]
+    for zoned, single in (("FREQZ", "FREQNC"), ("ALIZ", "ALIS")):
+        best = max(db[zoned], key=db[zoned].get)
+        assert d[f"database_{zoned}_best_spacing"] == int(best)
+        assert d[f"database_{zoned}_over_{single}_pp"] == pytest.approx(
+            db[zoned][best] - db[single], abs=0.011)
+    best_zoned = max(("FREQZ", "ALIZ"), key=lambda z: max(db[z].values()))
+    single = {"FREQZ": "FREQNC", "ALIZ": "ALIS"}[best_zoned]
+    assert d["database_best_zoned_over_single_pp"] == pytest.approx(
+        max(db[best_zoned].values()) - db[single], abs=0.011)
+    assert db["ALIZ"][str(d["database_ALIZ_worst_spacing"])] == min(db["ALIZ"].values())
+    assert d["email_frequency_max_abs_pct"] == pytest.approx(
+        max(abs(v) for v in [em["FREQNC"], *em["FREQZ"].values()]), abs=0.006)
 
 
-def test_database_improvement_rises_then_falls_with_spacing(result):
-    db = result["database"]["improvement_pct"]
-    peaks = []
-    for key in ("FREQZ", "ALIZ"):
-        curve = [db[key][str(x)] for x in result["spacings"]]
-        best = max(range(len(curve)), key=curve.__getitem__)
-        peaks.append(0 < best < len(curve) - 1)
-    assert any(peaks)
-    assert result["targets"]["database_rises_then_falls"]
-    # the widest spacing is the worst zoned layout: hot zones too far from home
-    assert db["ALIZ"]["10000000"] < max(db["ALIZ"].values()) - 10
+def test_improvement_is_computed_against_the_original(result):
+    for name in ("database", "email"):
+        ms, imp = result[name]["mean_response_ms"], result[name]["improvement_pct"]
+        base = ms["ORIGINAL"]
+        assert result[name]["original_ms"] == base
+        for key in ("FREQNC", "ALIS"):
+            assert imp[key] == pytest.approx(100 * (base - ms[key]) / base, abs=0.02)
 
 
-def test_database_single_zone_cost_is_bounded_under_sptf(result):
-    """The single centre zone loses (the head shuttles to the tables' homes), but a
-    reordering drive keeps the loss bounded: FCFS drove FREQNC to -296% before."""
-    db = result["database"]["improvement_pct"]
-    assert result["scheduler"] == "sptf-q32"
-    for key in ("FREQNC", "ALIS"):
-        assert -45 < db[key] < 0
-    assert max(db["FREQZ"].values()) > 5 and max(db["ALIZ"].values()) > 3
-
-
-def test_email_frequency_does_nothing_runs_help(result):
-    em = result["email"]["improvement_pct"]
-    for v in [em["FREQNC"], *em["FREQZ"].values()]:
-        assert abs(v) <= 2.0  # seed 003 Table 3.4: |improvement| <= 0.34%
-    assert em["ALIS"] > 10  # Table 3.2: 27.93%
-    assert max(em["ALIZ"].values()) > 10  # Table 3.2: 36.82% at 50k
-    assert result["targets"]["email_runs_help_over_10pct"]
+def test_frequency_layouts_cannot_move_blocks_nobody_reuses(result):
+    """FREQNC/FREQZ place only blocks referenced at least twice in a window (``min_count``);
+    the email-like trace has almost no such blocks, so they can barely change anything."""
+    fig = result["figure"]
+    assert fig["trace"]["email"]["reuse_fraction"] < 0.05
+    for key, r in fig["detail"]["email"].items():
+        if key.startswith(("FREQNC", "FREQZ")):
+            assert r["hit_fraction"] < 0.05, key
 
 
 def test_email_has_no_reuse_the_database_has(result):
@@ -79,9 +75,10 @@ def test_email_has_no_reuse_the_database_has(result):
     assert result["figure"]["trace"]["database"]["reuse_fraction"] > 0.1
 
 
-@pytest.fixture(scope="module")
-def home():
-    return experiments.reproduce("hot-data-home", quick=True, seed=0)
+@pytest.fixture(scope="module", params=["quick", "full"])
+def home(request, any_result):
+    """Quick mode, run here, and the full run the book shows (from the results cache)."""
+    return any_result("hot-data-home", request.param)
 
 
 def test_hot_data_home_answer(home):
@@ -89,35 +86,28 @@ def test_hot_data_home_answer(home):
     # the middle cylinder lies at more than half the addresses on a zoned disk
     assert 0.52 < per["middle_cylinder_lba_fraction"] < 0.62
     small = per["cases"]["4KiB/0.5"]
-    assert small["winner"] == "centre" and 0.3 <= small["best_position"] <= 0.6
+    # small requests, half of them cold: the seek decides, and the middle of the data wins
+    assert small["centre_ms"] < small["outer_ms"]
+    assert 0.3 <= small["best_position"] <= 0.6
+    assert min(small["response_ms"]) == small["response_ms"][home["positions"].index(
+        small["best_position"])]
     big = per["cases"]["256KiB/1"]
-    assert big["winner"] == "outer"  # transfer time dominates: the fast zone wins
-    assert home["answer"]["outer_wins_in"]
-    assert "middle" in home["answer"]["verdict"]
+    # every request hot and large: transfer time dominates, the fast outer zone wins
+    assert big["outer_ms"] < big["centre_ms"]
+    # outer-zone transfers are shorter than centre ones for the same request
+    assert big["transfer_ms"][0] < big["transfer_ms"][home["positions"].index(0.5)]
 
 
 def test_raid_shrinks_the_zone_benefit():
-    """Note 003 §6.4: on a 9-disk RAID-5 (array-level zones) the zone benefit shrinks."""
+    """Note 003 §6.4 on a 9-disk RAID-5 (array-level zones), from the improvement tables."""
     from simcore.experiments import placement as exp
 
     r = exp.raid(quick=True, stripes=(512,), spacings=(50_000, 300_000),
                  per_disk_spacings=(50_000,))
-    assert r["targets"]["zone_benefit_shrinks_on_raid"]
+    best1 = max(v for k, v in r["single_disk"].items() if k.startswith("ALIZ"))
     imp = r["raid"]["512"]["improvement_pct"]
-    # one zone, few disks: little is left of the single disk's gain (about 8% there). The
-    # sign here was negative until SPTF's positioning estimate stopped seeing a request that
-    # starts right under the head as a whole revolution away (float noise, issue 14 part 7);
-    # the thesis's -18% at 512 sectors (note 003 §5.3) is not reproduced since.
-    assert abs(imp["ALIZ(300000)"]) < r["targets"]["best_ALIZ_single_disk_pct"] / 4
-    # the thesis's advice, zones on each disk: never worse than the original here, and
-    # better than the same number of zones in the array's address space
-    assert imp["ALIZ per disk(50000)"] > max(imp["ALIZ(50000)"], -0.5)
-
-
-@pytest.mark.parametrize("seed", [1, 2])
-def test_targets_hold_for_other_seeds(seed):
-    """The targets are properties of the workloads, not of one lucky draw."""
-    t = experiments.reproduce("placement", quick=True, seed=seed)["targets"]
-    for key in ("database_zoned_beats_single_by_15pp", "database_rises_then_falls",
-                "email_frequency_within_2pct", "email_runs_help_over_10pct"):
-        assert t[key], key
+    assert max(imp["ALIZ(50000)"], imp["ALIZ(300000)"]) < best1
+    assert r["derived"]["best_ALIZ_single_disk_pct"] == best1
+    # the thesis's advice, zones on each disk: better than the same number of zones in the
+    # array's address space
+    assert imp["ALIZ per disk(50000)"] > imp["ALIZ(50000)"]

@@ -1,10 +1,9 @@
 """Seltzer, Chen & Ousterhout 1990 as summarised in seed 000 §3 (Gray 2000), quick mode.
 
-Targets (issue 7): FCFS mean I/O time flat across queue lengths at 18 ms seek +
-8.3 ms latency plus the transfer, within 10%; WSTF's mean I/O time within 3% of
-STF's at the largest queue (the seed: "within 1 to 2 percent"); STF's maximum
-response time grows with the queue and exceeds WSTF's at the largest queue;
-at the largest queue STF < SSTF < FCFS in mean I/O time.
+The seed's claims (FCFS flat at 18 + 8.3 ms plus transfer, WSTF within 1-2% of STF, STF's
+growing tail, SCAN like SSF) are the experiment's ``TARGETS``, evaluated by
+``tests/test_targets.py`` and reported, met or missed, by ``reproduce`` and the status page.
+These tests check what holds by construction.
 """
 
 from __future__ import annotations
@@ -16,9 +15,10 @@ import pytest
 from simcore.experiments import seltzer
 
 
-@pytest.fixture(scope="module")
-def result():
-    return seltzer.reproduce(quick=True, seed=0)
+@pytest.fixture(scope="module", params=["quick", "full"])
+def result(request, any_result):
+    """Quick mode, run here, and the full run the book shows (from the results cache)."""
+    return any_result("seltzer", request.param)
 
 
 def test_shape_and_json(result):
@@ -28,38 +28,30 @@ def test_shape_and_json(result):
     json.dumps(result)
 
 
-def test_fcfs_flat_at_seek_plus_latency_plus_transfer(result):
-    predicted = 18.0 + 8.3 + result["transfer_ms"]
-    for v in result["mean_io_ms"]["FCFS"]:
-        assert v == pytest.approx(predicted, rel=0.10)
-
-
 def test_queue_of_one_is_fcfs_for_everyone(result):
     # "Any scheduling algorithm with a queue length of one reverts to FCFS."
     first = {name: vals[0] for name, vals in result["mean_io_ms"].items()}
     assert len(set(first.values())) == 1
 
 
-def test_wstf_within_3_percent_of_stf(result):
-    stf, wstf = result["mean_io_ms"]["STF"][-1], result["mean_io_ms"]["WSTF"][-1]
-    assert abs(wstf / stf - 1) < 0.03
-
-
-def test_stf_tail_grows_and_exceeds_wstf(result):
-    mx = result["max_response_ms"]
-    assert mx["STF"][-1] > mx["STF"][1] > mx["STF"][0]
-    assert mx["STF"][-1] > mx["WSTF"][-1]
-
-
-def test_ordering_at_largest_queue(result):
+def test_reordering_never_costs_mean_io_time(result):
+    """With a full queue, a policy that picks by position can only shorten the mean service
+    against arrival order (the requests are the same uniform draws)."""
     m = result["mean_io_ms"]
-    assert m["STF"][-1] < m["SSTF"][-1] < m["FCFS"][-1]
+    for name in ("SSTF", "SCAN", "C-SCAN", "STF", "GSTF", "WSTF"):
+        assert m[name][-1] < m["FCFS"][-1], name
+    # STF minimises the positioning time it is given, so no policy beats it by more than noise
+    assert m["STF"][-1] <= min(m[name][-1] for name in m) * 1.02
 
 
-def test_scan_is_very_similar_to_ssf(result):
-    # "performance of SCAN is very similar to that of SSF"
-    m = result["mean_io_ms"]
-    assert m["SCAN"][-1] == pytest.approx(m["SSTF"][-1], rel=0.05)
+def test_derived_checks_match_the_curves(result):
+    c, m, mx = result["checks"], result["mean_io_ms"], result["max_response_ms"]
+    pred = result["paper"]["fcfs_predicted_ms"]
+    assert c["fcfs_worst_vs_predicted_pct"] == pytest.approx(
+        max(abs(100 * (v / pred - 1)) for v in m["FCFS"]), abs=0.02)
+    assert c["wstf_vs_stf_abs_pct"] == pytest.approx(
+        abs(100 * (m["WSTF"][-1] / m["STF"][-1] - 1)), abs=0.01)
+    assert c["stf_max_above_wstf_max"] == (mx["STF"][-1] > mx["WSTF"][-1])
 
 
 def test_constant_queue_holds_the_queue(result):

@@ -1,23 +1,25 @@
-"""The ``traxtents`` experiment against Schindler et al. 2002 (FAST).
+"""The ``traxtents`` experiment (Schindler et al. 2002, FAST): shape and physics.
 
-Paper values and tolerances: shared note 002 §5 and §6 (issue 9). The quick mode
-runs 200 requests per point (800 for the cross-disk comparison), so its
-numbers carry a little more noise than the full run's; the tolerances hold for
-both (checked for seeds 0 and 1 at the time of writing).
+The paper's numbers, with note 002 §6's tolerances, are the experiment's ``TARGETS``,
+evaluated by ``tests/test_targets.py`` and reported, met or missed with the reason, by
+``reproduce`` and the status page. These tests check what the disk's geometry and timing
+imply whatever the paper measured. Quick mode: 200 requests per point.
 """
 
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
 from simcore import experiments
 
 
-@pytest.fixture(scope="module")
-def result():
-    return experiments.reproduce("traxtents", quick=True, seed=0)
+@pytest.fixture(scope="module", params=["quick", "full"])
+def result(request, any_result):
+    """Quick mode, run here, and the full run the book shows (from the results cache)."""
+    return any_result("traxtents", request.param)
 
 
 def test_registered_and_json_ready(result):
@@ -26,30 +28,12 @@ def test_registered_and_json_ready(result):
     assert set(result["paper"]) >= {"efficiency_aligned_264k", "video_streams"}
 
 
-@pytest.mark.parametrize("key,paper,tol", [
-    ("efficiency_aligned_264k", 0.73, 0.03),        # Figure 1 point A
-    ("efficiency_unaligned_264k", 0.50, 0.04),      # 56 % of the maximum
-    ("efficiency_unaligned_1m", 0.75, 0.04),        # Figure 1 point B
-    ("head_time_aligned_tworeq_ms", 8.3, 0.3),      # §5.2: 2.2 ms seek + 6.1 ms
-    ("head_time_reduction_onereq_pct", 18.0, 4.0),  # §5.2
-    ("head_time_reduction_tworeq_pct", 32.0, 4.0),  # §5.2
-    ("mean_seek_ms", 2.2, 0.15),                    # first-zone random seek
-])
-def test_headline_numbers(result, key, paper, tol):
-    assert result[key] == pytest.approx(paper, abs=tol)
-    assert result["paper"][key] == paper
-
-
 def test_zero_latency_is_what_makes_the_difference(result):
-    """§5.2: non-zero-latency disks gain only the head switch: 6 % and 8 %."""
+    """§5.2: without zero-latency firmware an aligned read still waits for its first sector,
+    so the gain shrinks to the head switch: far below the zero-latency disk's."""
     red = result["reduction_nonzero_latency_pct"]
-    assert red["ultrastar18es"] == pytest.approx(6.0, abs=3.0)
-    assert red["cheetahx15"] == pytest.approx(8.0, abs=3.0)
     assert max(red.values()) < result["head_time_reduction_tworeq_pct"] / 2
-    # the other zero-latency disk, Atlas 10K: 16 % / 32 %
-    a10 = result["reduction_atlas10k_pct"]
-    assert a10["onereq"] == pytest.approx(16.0, abs=4.0)
-    assert a10["tworeq"] == pytest.approx(32.0, abs=4.0)
+    assert min(red.values()) > 0
 
 
 def test_aligned_efficiency_peaks_at_track_multiples(result):
@@ -63,29 +47,25 @@ def test_aligned_efficiency_peaks_at_track_multiples(result):
     assert at[264.0] / unal[264.0] > 1.35  # "up to 50 %" higher efficiency
 
 
-def test_response_time_sigma(result):
-    """Figure 8 (onereq, infinitely fast bus): aligned 1.8 -> 0.4 ms, unaligned 2.0 -> 1.5."""
-    sd = result["response_sd_ms"]
-    assert sd["aligned_1sector"] == pytest.approx(1.8, abs=0.3)
-    assert sd["aligned_track"] == pytest.approx(0.4, abs=0.3)
-    assert sd["unaligned_1sector"] == pytest.approx(2.0, abs=0.3)
-    assert sd["aligned_track"] < sd["unaligned_track"] / 2
-    # aligned variance is "due entirely to the seeks"
+def test_response_time_sigma_from_geometry(result):
+    """Figure 8's σ from first principles (onereq, infinitely fast bus).
+
+    One sector: the rotational wait is uniform over a revolution (σ = rev/√12) and independent
+    of the seek, so σ² adds. Aligned track: zero-latency reads a whole track in one revolution
+    wherever the head lands, so only the seek varies ("due entirely to the seeks"). Unaligned
+    track: the landing angle is uniform, so σ cannot fall below rev/√12.
+    """
+    sd, rev = result["response_sd_ms"], result["config"]["revolution_ms"]
+    rot = rev / 12 ** 0.5
+    assert sd["aligned_1sector"] == pytest.approx(math.hypot(rot, result["sd_seek_ms"]), abs=0.15)
     assert sd["aligned_track"] == pytest.approx(result["sd_seek_ms"], abs=0.1)
-
-
-@pytest.mark.xfail(strict=False, reason=(
-    "unaligned track-sized sigma comes out 1.8-1.85 ms against the paper's 1.5 +- 0.3: the "
-    "simulated first-zone seeks have sigma 0.59 ms (paper 0.4) and zero-latency landing adds "
-    "~1.7 ms; the note's own Monte-Carlo model gives 1.6-1.8. Reported, not tuned."))
-def test_unaligned_track_sigma_within_paper_tolerance(result):
-    assert result["response_sd_ms"]["unaligned_track"] == pytest.approx(1.5, abs=0.3)
+    assert sd["unaligned_track"] > 0.95 * rot
+    assert sd["aligned_track"] < sd["unaligned_track"] / 2
 
 
 def test_bus_overlap_is_small_for_aligned_reads(result):
     """§5.2: in-order delivery gives only a 3 % media/bus overlap for aligned reads;
     out-of-order delivery would bring onereq close to tworeq."""
-    assert result["overlap_pct_aligned"] < 10
     bm = result["bus_models"]
     assert bm["out-of-order"]["aligned_ms"] == pytest.approx(
         result["head_time_aligned_tworeq_ms"], abs=0.2)
@@ -94,11 +74,11 @@ def test_bus_overlap_is_small_for_aligned_reads(result):
 
 def test_video_streams(result):
     v = result["video_streams"]
-    paper = result["paper"]["video_streams"]
-    for key, want in paper.items():
-        assert v[key] == pytest.approx(want, abs=4), key
-    assert v["soft_aligned"] > 1.4 * v["soft_unaligned"]  # "+56 %"
-    assert result["video"]["startup_latency_s"] == pytest.approx(5.5)
+    # aligned rounds waste no rotation, so they fit more streams at every size and mode
+    for mode in ("soft", "hard"):
+        for size in (("",) if mode == "soft" else ("_264k", "_528k")):
+            assert v[f"{mode}_aligned{size}"] > v[f"{mode}_unaligned{size}"]
+    assert result["video"]["startup_latency_s"] == pytest.approx(5.5)  # 0.5 s x (10 + 1)
 
 
 def test_detection(result):

@@ -126,6 +126,56 @@ def test_deadline_contiguous_batch_continues():
         ("R", 0), ("R", 8), ("R", 16), ("R", 24), ("R", 32), ("R", 2000), ("W", 4000)]
 
 
+def test_mq_deadline_batches_by_count_not_contiguity():
+    """mq-deadline: the same arrivals as the hand-worked 2.6.4 order above.
+
+    Since Linux 2.6.28 ("deadline-iosched: allow non-sequential batching") a batch runs
+    ``fifo_batch`` requests in ascending sector order, gaps or not, and mq-deadline kept that
+    (its dispatch continues while ``batching < fifo_batch``). So 100, 300 and 400 go as one
+    read batch and the write waits for it; 2.6.4 deadline ended the batch at the gap after
+    100 and sent the write before 400.
+    """
+    env, dev, host = setup("mq-deadline", service_ms=1.0)
+    for lba, op in [(500, READ), (100, READ), (300, READ), (200, WRITE), (400, READ)]:
+        host.submit(1, op, lba, 8)
+    env.run()
+    assert [r.lba for r in dev.got] == [500, 100, 300, 400, 200]
+
+
+def test_mq_deadline_batch_length_is_fifo_batch():
+    """With fifo_batch = 2: reads go two by two in sector order; after writes_starved = 2 read
+    batches the write goes; 2.6.4 deadline switches at the first gap instead."""
+    order = {}
+    for name in ("deadline", "mq-deadline"):
+        env, dev, host = setup(name, service_ms=1.0, fifo_batch=2, merge=False)
+        host.read(1, 0, 8)  # goes out at once
+        for lba in (100, 300, 500, 700):
+            host.read(2, lba, 8)
+        host.write(3, 200, 8)
+        host.read(2, 900, 8)
+        env.run()
+        order[name] = [(r.op, r.lba) for r in dev.got]
+    assert order["mq-deadline"] == [("R", 0), ("R", 100), ("R", 300), ("R", 500), ("R", 700),
+                                    ("W", 200), ("R", 900)]
+    assert order["deadline"] == [("R", 0), ("R", 100), ("R", 300), ("W", 200), ("R", 500),
+                                 ("R", 700), ("R", 900)]
+
+
+def test_mq_deadline_new_batch_starts_at_the_earliest_deadline():
+    """A batch with no next request in sort order starts at the FIFO head (2.6.24, "Deadline
+    iosched: Fix batching fairness"), not at the lowest sector as 2.6.4 did."""
+    order = {}
+    for name in ("deadline", "mq-deadline"):
+        env, dev, host = setup(name, service_ms=1.0, merge=False)
+        host.read(1, 0, 8)  # goes out at once
+        for lba in (5000, 1000, 3000):  # arrival order
+            host.write(2, lba, 8)
+        env.run()
+        order[name] = [r.lba for r in dev.got]
+    assert order["deadline"] == [0, 1000, 3000, 5000]
+    assert order["mq-deadline"] == [0, 5000, 1000, 3000]
+
+
 def test_deadline_read_expiry_bounds_waiting():
     """A far read waits at most about read_expire while near reads keep coming."""
     env, _dev, host = setup("deadline", service_ms=2.0, merge=False)

@@ -1,5 +1,10 @@
 """Build the Jupyter Book and fail loudly if any chapter failed to execute.
 
+First runs every experiment in full mode once, into the results cache
+(:mod:`simcore.experiments.results`, ``_build/results``, keyed by a hash of the code): the
+chapters and the status page read it, and so do the tests that ``make test`` runs after the
+build, so the numbers the reader sees are the numbers that are tested, computed once.
+
 Sets ``DISKLAB_BOOK=1`` so :func:`simcore.viz.show` emits figures as HTML that
 uses the book's own plotly.js (rendering offline), then scans the build log,
 because a chapter whose execution fails must fail the build.
@@ -24,6 +29,14 @@ def main() -> int:
     jb = Path(sys.executable).with_name("jupyter-book")
     shutil.rmtree(root / "_build" / "html", ignore_errors=True)  # no stale pages survive
     t0 = time.time()
+    fill = subprocess.run([sys.executable, "-m", "simcore", "reproduce", "--fill-cache"], cwd=root,
+                          env=env, capture_output=True, text=True)
+    sys.stdout.write(fill.stdout)
+    if fill.returncode != 0:
+        sys.stdout.write(fill.stderr[-6000:])
+        print("\nbook build FAILED: an experiment's full run failed", file=sys.stderr)
+        return 1
+    print(f"experiments' full runs ready in {time.time() - t0:.0f} s")
     # --all: simcore may have changed even where a chapter did not, so re-execute every page
     proc = subprocess.run([str(jb), "build", str(root), "--all", "--builder", "html"], cwd=root, env=env,
                           capture_output=True, text=True)

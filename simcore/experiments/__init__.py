@@ -1,17 +1,23 @@
 """Experiments: one module per seed result, the single source of truth.
 
 Each module in this package defines ``NAME`` (the name on the command line),
-``DESCRIPTION`` and ``reproduce(quick: bool = False, seed: int = 0) -> dict``,
+``DESCRIPTION``, ``TARGETS`` (its reproduction targets as data, see
+:mod:`.targets`) and ``reproduce(quick: bool = False, seed: int = 0) -> dict``,
 which returns a JSON-ready dict holding the measured numbers, the paper's
-numbers beside them (under ``"paper"``) and whatever a figure needs. The book,
-the labs, ``python -m simcore reproduce NAME`` and the tests all call it.
+numbers beside them (under ``"paper"``), the evaluated targets (under
+``"targets"``) and whatever a figure needs. The book, the labs,
+``python -m simcore reproduce NAME`` and the tests all call it.
 Modules are found by scanning this package, so adding one needs no registry edit.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
+from collections.abc import Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
 from types import ModuleType
 
 
@@ -21,7 +27,7 @@ def _modules() -> dict[str, ModuleType]:
         if info.name.startswith("_"):
             continue
         mod = importlib.import_module(f"{__name__}.{info.name}")
-        if hasattr(mod, "NAME") and hasattr(mod, "reproduce"):
+        if hasattr(mod, "NAME") and hasattr(mod, "reproduce") and hasattr(mod, "TARGETS"):
             found[mod.NAME] = mod
     return found
 
@@ -38,14 +44,36 @@ def get(name: str) -> ModuleType:
     return mods[name]
 
 
-def reproduce(name: str, quick: bool = False, seed: int = 0) -> dict:
-    """Run one experiment and return its JSON-ready result."""
-    return get(name).reproduce(quick=quick, seed=seed)
+def reproduce(name: str, quick: bool = False, seed: int = 0,
+              executor: Executor | None = None) -> dict:
+    """Run one experiment and return its JSON-ready result.
+
+    ``executor``: any ``concurrent.futures``-style executor (a process pool, a Dask or Ray
+    cluster's) for the experiment's parameter sweep; every point carries its own seed, so the
+    numbers do not depend on it.
+    """
+    if executor is None:
+        return get(name).reproduce(quick=quick, seed=seed)
+    return get(name).reproduce(quick=quick, seed=seed, executor=executor)
+
+
+@contextmanager
+def pool_unless_given(executor: Executor | None, n_points: int) -> Iterator[Executor | None]:
+    """The caller's executor, or a process pool on this machine's cores (shut down after),
+    or none when there is one core or one point."""
+    if executor is not None:
+        yield executor
+        return
+    cores = os.cpu_count() or 1
+    if cores < 2 or n_points < 2:
+        yield None
+        return
+    with ProcessPoolExecutor(max_workers=min(cores, n_points)) as pool:
+        yield pool
 
 
 def measured(result: dict, key: str):
     """The value a target names: ``"cpu_pct"`` or a dotted path ``"cpu_pct.pio"``."""
-    value = result
-    for part in key.split("."):
-        value = value[part]
-    return value
+    from .targets import lookup
+
+    return lookup(result, key)

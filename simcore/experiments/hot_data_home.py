@@ -25,8 +25,7 @@ request is hot and requests are large.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from typing import Any
 
 import numpy as np
@@ -36,6 +35,8 @@ from ..access import Mechanism
 from ..engine import run, sweep
 from ..profiles import load_disk
 from ..workloads_synth import hot_set_open
+from . import pool_unless_given
+from .targets import Target, evaluate
 
 NAME = "hot-data-home"
 DESCRIPTION = ("Seed 000's open question: on a zoned disk, is the hot data's best home the "
@@ -54,6 +55,9 @@ PAPER = {
                 "to the outer tracks of the disk",
     "abr_reserved_area": "in the center of the disk",
 }
+
+#: none: the seed asks the question ("may have moved") and gives no number to reproduce
+TARGETS: tuple[Target, ...] = ()
 
 _MECH: dict[str, Mechanism] = {}
 
@@ -117,13 +121,8 @@ def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = No
     disks = disks or (DISKS[:1] if quick else DISKS)
     points = [dict(disk=d, size_kib=s, hot=h, position=p, quick=quick, seed=seed)
               for d in disks for s in sizes for h in hots for p in positions]
-    own = executor is None and (os.cpu_count() or 1) > 1
-    ex = ProcessPoolExecutor(max_workers=os.cpu_count()) if own else executor
-    try:
+    with pool_unless_given(executor, len(points)) as ex:
         rows = sweep(case, points, executor=ex, progress=False)
-    finally:
-        if own and ex is not None:
-            ex.shutdown()
     out: dict[str, Any] = {"positions": positions, "hot_fractions": hots,
                            "sizes_kib": sizes, "reserved_fraction": RESERVED_FRACTION,
                            "quick": quick, "seed": seed, "disks": {}}
@@ -155,6 +154,7 @@ def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = No
         out["disks"][d] = per
     out["answer"] = answer(out)
     out["paper"] = PAPER
+    out["targets"] = evaluate(TARGETS, out, quick)
     return out
 
 

@@ -30,7 +30,12 @@ cannot be rebuilt from what it states (note §3.2).
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
+
+from ..engine import sweep
 from ..workloads_server import simulate
+from . import pool_unless_given
+from .targets import Source, Target, between, evaluate, holds, pm, rel
 
 NAME = "linux-schedulers"
 DESCRIPTION = ("Pratt & Heger 2004 (seed 001): sequential readers and the web profile under "
@@ -75,30 +80,103 @@ PAPER = {
 }
 
 
-def _seq(elevator: str, cfg: dict, mb: float, seed: int, **tunables) -> float:
-    r = simulate("seq-read", elevator, mb_per_reader=mb, seed=seed, **cfg, **tunables)
-    return round(r.mb_s, 2)
+_NOTE = "001_linux_schedulers.md"
+_RATIO_REASON = ("the note gives Table 1's ratio with no tolerance (Q2 checks only the decline "
+                 "and 'AS < 25% of array bandwidth'); ±20% is ours")
+TARGETS = (
+    Target("as_over_cfq.1 disk", "one disk, 4 sequential readers: AS over CFQ throughput", 2.26,
+           between(2.2, 2.4),
+           Source("001", "Table 1; note Q1", _NOTE, 627, "AS/CFQ throughput ≈ 2.2–2.4"),
+           note_bound=between(2.2, 2.4)),
+    Target("checks.others_spread_pct", "one disk, sequential read: noop, deadline, CFQ spread",
+           "within 2%", between(None, 2.0),
+           Source("001", "Table 2; note Q1", _NOTE, 627, "DL ≈ NO ≈ CFQ (within ~2%)"),
+           note_bound=between(None, 2.0), units="%"),
+    Target("checks.as_best_on_web", "web server profile: AS the best scheduler", False, holds(),
+           Source("001", "Table 2; note Q3", _NOTE, 629, "AS never best on Web"),
+           note_bound=holds()),
+    Target("checks.as0_vs_deadline_pct", "antic_expire = 0: AS sequential read against deadline",
+           0.0, pm(3.0),
+           Source("001", "Table 5; note Q5", _NOTE, 631, "AS(antic 0) seq read within ±3% of DL"),
+           note_bound=pm(3.0), units="%"),
+    Target("checks.as_advantage_declines",
+           "AS over CFQ falls from one disk to RAID-5 (5 disks) to RAID-0 (28 disks)", True,
+           holds(), Source("001", "Table 1; note Q2", _NOTE, 628, "monotone decline of AS/others"),
+           note_bound=holds()),
+    Target("as_over_cfq.RAID-5 (5 disks)", "5-disk RAID-5: AS over CFQ throughput", 1.18,
+           rel(0.20), Source("001", "Table 1", _NOTE, 373, "RAID-5 **1.18**"),
+           note_bound=None, tolerance_reason=_RATIO_REASON,
+           known_deviation=("the paper's array sat behind FAStT700 controllers with large "
+                            "caches and ran 32 threads; the model's controller has no cache and "
+                            "runs four readers (not investigated further)")),
+    Target("as_over_cfq.RAID-0 (28 disks)", "28-disk RAID-0: AS over CFQ throughput", 0.196,
+           rel(0.20), Source("001", "Table 1", _NOTE, 373, "RAID-0 **0.196**"),
+           note_bound=None, tolerance_reason=_RATIO_REASON,
+           known_deviation=("the order reverses as in the paper, but by less: the simulated "
+                            "CFQ stays well below the paper's 158 MB/s and AS well above its "
+                            "31 MB/s. The mechanism behind the paper's larger gap (issue 19 asks "
+                            "for it) was not found; the model has no controller, no file system "
+                            "and four readers")),
+)
 
 
-def reproduce(quick: bool = False, seed: int = 0) -> dict:
-    """Sequential-read MB/s and web ops/s per scheduler, plus the array runs."""
+_SETUPS = {"single": SINGLE, "single_slow": SINGLE_SLOW, "raid0": RAID0_28, "raid5": RAID5_5}
+
+
+def _run(profile: str, elevator: str, setup: str, seed: int, **kw) -> dict:
+    """One run of a profile ("seq-read" or "web") under one elevator on a named set-up."""
+    r = simulate(profile, elevator, seed=seed, **_SETUPS[setup], **kw)
+    return {"mb_s": round(r.mb_s, 2), "ops_s": round(r.ops_s, 1),
+            "stats": dict(r.elevator.get("stats", {}))}
+
+
+def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = None) -> dict:
+    """Sequential-read MB/s and web ops/s per scheduler, plus the array runs.
+
+    Every run is a point of one :func:`simcore.sweep` (on ``executor`` if given, else this
+    machine's cores); each runs from the same ``seed``, so the executor changes no number.
+    """
     mb = 60.0 if quick else 150.0  # 50 MB files: each reader moves on to new files
     mb_array = 8.0 if quick else 24.0
     ops = 120 if quick else 500
-    seq = {e: _seq(e, SINGLE, mb, seed) for e in LEGACY}
-    web_runs = {e: simulate("web", e, ops=ops, seed=seed, **SINGLE) for e in LEGACY}
-    web = {e: round(r.ops_s, 1) for e, r in web_runs.items()}
-    as0 = _seq("anticipatory", SINGLE, mb, seed, antic_expire=0)
-    slow = {e: _seq(e, SINGLE_SLOW, mb, seed) for e in ("deadline", "anticipatory")}
-    raid0 = {e: _seq(e, RAID0_28, mb_array, seed) for e in LEGACY}
-    raid5 = {e: _seq(e, RAID5_5, mb_array, seed) for e in LEGACY}
-    modern_seq = {e: _seq(e, SINGLE, mb, seed) for e in MODERN}
-    modern_seq["bfq slice_idle=0"] = _seq("bfq", SINGLE, mb, seed, slice_idle=0)
-    modern_web = {e: round(simulate("web", e, ops=ops, seed=seed, **SINGLE).ops_s, 1)
-                  for e in MODERN}
-    as_stats = web_runs["anticipatory"].elevator["stats"]
+    runs: dict[str, dict] = {}
+    for e in LEGACY:
+        runs[f"seq {e}"] = dict(profile="seq-read", elevator=e, setup="single", mb_per_reader=mb)
+        runs[f"web {e}"] = dict(profile="web", elevator=e, setup="single", ops=ops)
+        runs[f"raid0 {e}"] = dict(profile="seq-read", elevator=e, setup="raid0",
+                                  mb_per_reader=mb_array)
+        runs[f"raid5 {e}"] = dict(profile="seq-read", elevator=e, setup="raid5",
+                                  mb_per_reader=mb_array)
+    runs["as0"] = dict(profile="seq-read", elevator="anticipatory", setup="single",
+                       mb_per_reader=mb, antic_expire=0)
+    for e in ("deadline", "anticipatory"):
+        runs[f"slow {e}"] = dict(profile="seq-read", elevator=e, setup="single_slow",
+                                 mb_per_reader=mb)
+    for e in MODERN:
+        runs[f"modern seq {e}"] = dict(profile="seq-read", elevator=e, setup="single",
+                                       mb_per_reader=mb)
+        runs[f"modern web {e}"] = dict(profile="web", elevator=e, setup="single", ops=ops)
+    runs["modern seq bfq slice_idle=0"] = dict(profile="seq-read", elevator="bfq",
+                                               setup="single", mb_per_reader=mb, slice_idle=0)
+    names = list(runs)
+    with pool_unless_given(executor, len(names)) as ex:
+        out = dict(zip(names, sweep(_run, [{**runs[n], "seed": seed} for n in names],
+                                    executor=ex, progress=False), strict=True))
+    seq = {e: out[f"seq {e}"]["mb_s"] for e in LEGACY}
+    web = {e: out[f"web {e}"]["ops_s"] for e in LEGACY}
+    as0 = out["as0"]["mb_s"]
+    slow = {e: out[f"slow {e}"]["mb_s"] for e in ("deadline", "anticipatory")}
+    raid0 = {e: out[f"raid0 {e}"]["mb_s"] for e in LEGACY}
+    raid5 = {e: out[f"raid5 {e}"]["mb_s"] for e in LEGACY}
+    modern_seq = {e: out[f"modern seq {e}"]["mb_s"] for e in MODERN}
+    modern_seq["bfq slice_idle=0"] = out["modern seq bfq slice_idle=0"]["mb_s"]
+    modern_web = {e: out[f"modern web {e}"]["ops_s"] for e in MODERN}
+    as_stats = out["web anticipatory"]["stats"]
     others = [seq[e] for e in LEGACY if e != "anticipatory"]
-    return {
+    ratios = {"1 disk": round(seq["anticipatory"] / seq["cfq"], 3),
+              "RAID-5 (5 disks)": round(raid5["anticipatory"] / raid5["cfq"], 3),
+              "RAID-0 (28 disks)": round(raid0["anticipatory"] / raid0["cfq"], 3)}
+    res = {
         "seq_read_mb_s": seq,
         "web_ops_s": web,
         "seq_read_mb_s_as_antic0": as0,
@@ -106,9 +184,7 @@ def reproduce(quick: bool = False, seed: int = 0) -> dict:
         "seq_read_mb_s_raid5_5": raid5,
         "seq_read_mb_s_atlas10k": slow,
         "modern": {"seq_read_mb_s": modern_seq, "web_ops_s": modern_web},
-        "as_over_cfq": {"1 disk": round(seq["anticipatory"] / seq["cfq"], 3),
-                        "RAID-5 (5 disks)": round(raid5["anticipatory"] / raid5["cfq"], 3),
-                        "RAID-0 (28 disks)": round(raid0["anticipatory"] / raid0["cfq"], 3)},
+        "as_over_cfq": ratios,
         "web_anticipation": as_stats,
         "checks": {
             "as_over_best_other_seq": round(seq["anticipatory"] / max(others), 3),
@@ -116,6 +192,8 @@ def reproduce(quick: bool = False, seed: int = 0) -> dict:
             "as_best_on_web": max(web, key=web.get) == "anticipatory",
             "as0_vs_deadline_pct": round(100 * (as0 / seq["deadline"] - 1), 2),
             "raid0_as_below_cfq": raid0["anticipatory"] < raid0["cfq"],
+            "as_advantage_declines": bool(ratios["1 disk"] > ratios["RAID-5 (5 disks)"]
+                                          > ratios["RAID-0 (28 disks)"]),
         },
         "config": {"single": SINGLE, "single_slow": SINGLE_SLOW, "raid0": RAID0_28, "raid5": RAID5_5,
                    "readers": 4, "mb_per_reader": mb, "mb_per_reader_array": mb_array,
@@ -123,6 +201,8 @@ def reproduce(quick: bool = False, seed: int = 0) -> dict:
                    "think_ms": 0.1},
         "paper": PAPER,
     }
+    res["targets"] = evaluate(TARGETS, res, quick)
+    return res
 
 
 DEVICES = {

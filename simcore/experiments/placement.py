@@ -17,13 +17,8 @@ single-zone layouts push the disk to saturation (``scheduler="fcfs"`` shows
 it); a reordering drive serves the queued hot-zone requests together.
 Copy costs are counted, not simulated, as in the thesis (``migration=``).
 
-Reproduction targets (note 003 §6, as the issue states them):
-
-- database-like: the best FREQZ/ALIZ beats its single-zone counterpart
-  (FREQNC/ALIS) by at least 15 percentage points, and improvement against
-  zone spacing rises then falls (its maximum is at neither end of the sweep);
-- email-like: every frequency-based layout stays within +-2% of the original,
-  while ALIS and the best ALIZ improve by more than 10%.
+Reproduction targets: :data:`TARGETS`, note 003 §6 (orderings and shapes; the
+thesis's absolute numbers are shown beside ours but are not targets).
 
 Quick mode shrinks time: 2-minute windows over 6 minutes (users check mail
 every 2-2.7 minutes, and there are 7.5 times fewer of them, so the rates stay),
@@ -32,8 +27,7 @@ five spacings and two single-zone techniques.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from typing import Any
 
 import numpy as np
@@ -44,6 +38,8 @@ from ..access import Mechanism
 from ..engine import run, sweep
 from ..profiles import load_disk
 from ..workloads_synth import database_like, email_like
+from . import pool_unless_given
+from .targets import Source, Target, between, evaluate, holds
 
 NAME = "placement"
 DESCRIPTION = ("Seed 003: organ pipe, heat, packed extents, FREQNC, ALIS and multi-zone "
@@ -76,6 +72,77 @@ PAPER = {
                                       "1000000": 0.22}},
     },
 }
+
+
+_NOTE = "003_block_reorg.md"
+_SINGLE_LOSES = ("the single-zone layouts lose here where the thesis's gained: moving the hot "
+                 "blocks to one centre zone makes the head shuttle between that zone and the "
+                 "tables' homes, and the synthetic database-like trace (Chapter 2's PostgreSQL "
+                 "statistics, not the Financial trace the thesis replayed, issue 19 item 5) "
+                 "does not reproduce the locality that made FREQNC and ALIS gain")
+_NEAR_50K = ("'a peak near 50k sectors' has no number; we accept 50k or 100k, the sweep points "
+             "next to 50k that §6.3 does not rule out ('30k is worse than 50k')")
+
+
+def _p(key, what, paper, bound, where, line, quote, note_bound="same", units="%", **kw):
+    nb = bound if note_bound == "same" else note_bound
+    return Target(key, what, paper, bound, Source("003", where, _NOTE, line, quote),
+                  note_bound=nb, units=units, **kw)
+
+
+TARGETS = (
+    _p("derived.database_best_zoned_over_single_pp",
+       "database: the best zoned layout over its single-zone counterpart", 46.11 - 9.96,
+       between(25.0, None), "Tables 3.3, 3.5 (FREQZ(50k) over FREQNC)", 459,
+       "beats its single-zone counterpart by ≥ 25 percentage points", units="pp"),
+    _p("database.improvement_pct.FREQNC", "database: FREQNC improves on the original", 9.96,
+       between(0.0, None, strict=True), "Table 3.5", 457, "FREQNC 9.96 >",
+       known_deviation=_SINGLE_LOSES),
+    _p("database.improvement_pct.ALIS", "database: ALIS improves on the original", 5.22,
+       between(0.0, None, strict=True), "Table 3.3", 457, "ALIS 5.22 > 0",
+       known_deviation=_SINGLE_LOSES),
+    _p("derived.database_ALIZ_peak_inside",
+       "database: ALIZ against spacing is non-monotonic (best at neither end)", True, holds(),
+       "Table 3.3", 460, "ALIZ's improvement versus separation is non-monotonic", units=""),
+    _p("derived.database_ALIZ_best_spacing", "database: ALIZ's best spacing (sectors)", 50_000,
+       between(50_000, 100_000), "Table 3.3", 460, "with a peak near 50k sectors",
+       note_bound=None, tolerance_reason=_NEAR_50K, units="sectors",
+       known_deviation=("the simulated ALIZ curve is flat within a few points from 30k to 1m, "
+                        "with no sweet spot at 50k: the zones gain little over the original "
+                        "layout on this synthetic trace in the first place")),
+    _p("derived.database_FREQZ_best_spacing", "database: FREQZ's best spacing (sectors)", 50_000,
+       between(50_000, 100_000), "Table 3.5; note §6.3", 466,
+       "Reproduce the U/V-shaped curve of improvement versus log(x) for both ALIZ and FREQZ",
+       note_bound=None, tolerance_reason=_NEAR_50K, units="sectors"),
+    _p("derived.database_ALIZ_50k_over_30k_pp", "database: ALIZ(50k) over ALIZ(30k)", 35.48 - 26.07,
+       between(0.0, None, strict=True), "Table 3.3; note §6.3", 466, "30k is worse than 50k",
+       units="pp", known_deviation=("see ALIZ's best spacing: the simulated curve has no "
+                                    "sweet spot at 50k")),
+    _p("database.improvement_pct.ALIZ.1000000", "database: ALIZ(1m) is worse than the original",
+       -6.97, between(None, 0.0, strict=True), "Table 3.3", 461,
+       "ALIZ at 1m separation is worse than the original layout",
+       known_deviation=("the simulated ALIZ(1m) still gains a little; only the 10m spacing, "
+                        "whose zones sit far from the tables, loses")),
+    _p("derived.database_ALIZ_worst_spacing", "database: ALIZ's worst spacing (sectors)",
+       1_000_000, holds(), "Table 3.3; note §6.3", 466, "1m is the worst", units="sectors",
+       known_deviation="the simulated worst is the 10m spacing (see ALIZ(1m))"),
+    _p("email.improvement_pct.ALIS", "email: ALIS improves by more than 20%", 27.93,
+       between(20.0, None, strict=True), "Table 3.2", 465, "run-based clustering helps (> 20%)"),
+    _p("derived.email_best_ALIZ_pct", "email: the best ALIZ improves by more than 20%", 36.82,
+       between(20.0, None, strict=True), "Table 3.2", 465, "run-based clustering helps (> 20%)",
+       known_deviation=("the simulated ALIZ gains less than ALIS and rises with spacing, where "
+                        "the thesis's beats ALIS and peaks at 50k; cause not investigated")),
+    _p("derived.email_frequency_max_abs_pct",
+       "email: largest |change| of any frequency-based layout (FREQNC, FREQZ)", 0.34,
+       between(None, 1.0, strict=True), "Table 3.4", 465,
+       "frequency-based clustering does nothing (|Δ| < 1%)"),
+    _p("figure.trace.database.reuse_fraction",
+       "database trace: share of a window's blocks re-referenced in the window", "30 to 40%",
+       between(0.30, 0.40), "§2.8 (note §6.8)", 480,
+       "30–40% of blocks touched in a 15-min window are re-referenced", units="fraction",
+       known_deviation=("the synthetic database-like trace re-references fewer of its blocks "
+                        "than the thesis's traces did")),
+)
 
 
 def settings(quick: bool) -> dict[str, Any]:
@@ -194,13 +261,6 @@ def _point(workload_name: str, key: str, spacing: int | None, quick: bool, seed:
     return out
 
 
-def _executor(n_points: int) -> Executor | None:
-    cores = os.cpu_count() or 1
-    if cores < 2 or n_points < 2:
-        return None
-    return ProcessPoolExecutor(max_workers=min(cores, n_points))
-
-
 def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = None,
               scheduler: Any = SCHEDULER, migration: str = "count") -> dict:
     """Mean response time and improvement over the original layout per technique."""
@@ -213,13 +273,8 @@ def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = No
             points += [dict(workload_name=name, key=zk, spacing=x) for x in s["spacings"]]
     for p in points:
         p.update(quick=quick, seed=seed, scheduler=scheduler, migration=migration)
-    own = executor is None
-    ex = _executor(len(points)) if own else executor
-    try:
+    with pool_unless_given(executor, len(points)) as ex:
         rows = sweep(_point, points, executor=ex, progress=False)
-    finally:
-        if own and ex is not None:
-            ex.shutdown()
     out: dict[str, Any] = {"disk": DISK, "scheduler": str(scheduler), "quick": quick,
                            "seed": seed, "interval_min": s["interval_ms"] / 60_000.0,
                            "duration_s": s["duration_s"], "spacings": s["spacings"],
@@ -255,8 +310,9 @@ def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = No
         figure = out.setdefault("figure", {"detail": {}, "trace": {}})
         figure["detail"][name] = detail
         figure["trace"][name] = stats
-    out["targets"] = targets(out)
+    out["derived"] = derived(out)
     out["paper"] = PAPER
+    out["targets"] = evaluate(TARGETS, out, quick)
     return out
 
 
@@ -265,26 +321,27 @@ def _best(curve: dict[str, float]) -> tuple[str, float]:
     return k, curve[k]
 
 
-def targets(result: dict) -> dict[str, Any]:
-    """Each reproduction target with the measured numbers and whether it holds."""
+def derived(result: dict) -> dict[str, Any]:
+    """The numbers the targets compare: best spacings, differences in points, extremes."""
     db, em = result["database"]["improvement_pct"], result["email"]["improvement_pct"]
     t: dict[str, Any] = {}
+    best_gap = None
     for zoned, single in (("FREQZ", "FREQNC"), ("ALIZ", "ALIS")):
         x, v = _best(db[zoned])
         keys = list(db[zoned])
         t[f"database_{zoned}_over_{single}_pp"] = round(v - db[single], 2)
         t[f"database_{zoned}_best_spacing"] = int(x)
         t[f"database_{zoned}_peak_inside"] = x not in (keys[0], keys[-1])
-    t["database_zoned_beats_single_by_15pp"] = (
-        t["database_FREQZ_over_FREQNC_pp"] >= 15 or t["database_ALIZ_over_ALIS_pp"] >= 15)
-    t["database_rises_then_falls"] = (t["database_FREQZ_peak_inside"]
-                                      or t["database_ALIZ_peak_inside"])
+        if best_gap is None or v > best_gap[0]:
+            best_gap = (v, round(v - db[single], 2))
+    # note 003 §6 (a): the best zoned variant, against its own single-zone counterpart
+    t["database_best_zoned_over_single_pp"] = best_gap[1]
+    t["database_ALIZ_worst_spacing"] = int(min(db["ALIZ"], key=db["ALIZ"].get))
+    t["database_ALIZ_50k_over_30k_pp"] = round(db["ALIZ"]["50000"] - db["ALIZ"]["30000"], 2)
     freq = [em["FREQNC"], *em["FREQZ"].values()]
     t["email_frequency_max_abs_pct"] = round(max(abs(v) for v in freq), 2)
-    t["email_frequency_within_2pct"] = t["email_frequency_max_abs_pct"] <= 2.0
     t["email_ALIS_pct"] = em["ALIS"]
     t["email_best_ALIZ_pct"] = _best(em["ALIZ"])[1]
-    t["email_runs_help_over_10pct"] = em["ALIS"] > 10 and t["email_best_ALIZ_pct"] > 10
     return t
 
 
@@ -368,7 +425,7 @@ def raid(quick: bool = True, seed: int = 0, drives: int = 9, stripes=RAID_STRIPE
     best_per_disk = {st: max((v for k, v in r["improvement_pct"].items()
                               if k.startswith("ALIZ per disk")), default=None)
                      for st, r in out["raid"].items()}
-    out["targets"] = {
+    out["derived"] = {
         "best_ALIZ_single_disk_pct": best1,
         "best_ALIZ_raid_pct": best_raid,
         "zone_benefit_shrinks_on_raid": all(v < best1 for v in best_raid.values()),

@@ -16,10 +16,14 @@ from pathlib import Path
 
 import numpy as np
 
+from .targets import Source, Target, between, evaluate
+
 NAME = "validation"
 DESCRIPTION = "DiskSim 4.0 validation traces of five real drives: demerit against DiskSim's"
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "validation"
+#: DiskSim's table, relative to the notes folder (shared/notes): shared/validation/README.md
+VALIDATION_README = "../validation/README.md"
 
 # DiskSim 4.0's own results on the same traces (data/validation/README.md)
 DISKSIM = {
@@ -33,8 +37,26 @@ DRIVES = {"ibm18es": "IBM Ultrastar 18ES", "hp_c2247a": "HP C2247", "hp_c2490a":
           "hp_c3323a": "HP C3323", "dec_rz26": "DEC RZ26"}
 PAPER = {d: v["demerit_ms"] for d, v in DISKSIM.items()}
 PAPER["source"] = "DiskSim 4.0 on its own validation suite (data/validation/README.md)"
-# one-sided targets: the demerit may be anything up to DiskSim's own
-TARGETS = {f"drives.{d}.demerit_ms": (0.0, v["demerit_ms"]) for d, v in DISKSIM.items()}
+_README_LINE = {"ibm18es": 44, "hp_c2247a": 45, "hp_c2490a": 46, "hp_c3323a": 47,
+                "dec_rz26": 48}
+_MISSED = {
+    "ibm18es": "reads right after a write wait less in the model than on the drive: the "
+               "write-back destage between them is not ordered as this drive orders it",
+    "hp_c2247a": "sequential writes complete about 1.5 ms sooner in the model; DiskSim's write "
+                 "water mark may explain it, but the rule tried for it made the HP C3323 worse",
+    "dec_rz26": "reads that follow a read sequentially come out slower: this drive's read-ahead "
+                "(to the track's end, ten 57-block segments, reads served on arrival) is only "
+                "approximated",
+}
+# one-sided: the demerit may be anything up to DiskSim's own on the same data
+TARGETS: tuple[Target, ...] = tuple(
+    Target(key=f"drives.{d}.demerit_ms", what=f"{DRIVES[d]}: demerit of the replayed trace",
+           paper=v["demerit_ms"], bound=between(0.0, v["demerit_ms"]),
+           source=Source("DiskSim", "4.0 validation suite, own results", VALIDATION_README,
+                         _README_LINE[d], f"| {d} |"),
+           note_bound=between(0.0, v["demerit_ms"]), known_deviation=_MISSED.get(d),
+           units="ms")
+    for d, v in DISKSIM.items())
 
 
 def model_path(drive: str) -> Path:
@@ -87,7 +109,6 @@ def reproduce(quick: bool = False, seed: int = 0) -> dict:
         full["disksim_demerit_ms"] = DISKSIM[d]["demerit_ms"]
         full["name"] = DRIVES[d]
         drives[d] = full
-    met = {k: lo <= drives[k.split(".")[1]]["demerit_ms"] <= hi
-           for k, (lo, hi) in TARGETS.items()}
-    return {"drives": drives, "paper": PAPER, "targets": {k: list(v) for k, v in TARGETS.items()},
-            "met": met}
+    out = {"drives": drives, "paper": PAPER}
+    out["targets"] = evaluate(TARGETS, out, quick)
+    return out

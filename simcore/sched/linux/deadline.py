@@ -14,7 +14,8 @@ device wants work, exactly one request moves:
 * in that direction serve the FIFO head if it has expired, else the next
   request in ascending sector order, else wrap to the lowest sector (C-SCAN).
 
-mq-deadline (§6.1) keeps the same design and the same five defaults; its I/O
+mq-deadline (§6.1) keeps the same design and the same five defaults, with the two
+batching changes mainline made after 2.6.4 (see :class:`MqDeadline`); its I/O
 priority classes and ``prio_aging_expire`` are not modelled.
 """
 
@@ -110,6 +111,46 @@ class Deadline(Elevator):
 
 
 class MqDeadline(Deadline):
-    """blk-mq ``mq-deadline``: the same design and the same defaults as 2.6.4 deadline."""
+    """blk-mq ``mq-deadline``: 2.6.4 deadline's design and defaults, batching as mainline does now.
+
+    Two rules changed after 2.6.4 and mq-deadline (2016) took the later form:
+
+    * a batch is ``fifo_batch`` requests in ascending sector order, contiguous or not; only
+      the count ends it (Linux 2.6.28, "deadline-iosched: allow non-sequential batching":
+      ending a batch at every gap made deadline "essentially first come first served").
+      In mq-deadline's dispatch the test is just ``rq && batching < fifo_batch``;
+    * a new batch that has no next request in sort order in its direction (the last request
+      went the other way, or the sweep ran out of higher sectors) starts at the request
+      that expires first, the FIFO head, not at the lowest sector (2.6.24, "Deadline
+      iosched: Fix batching fairness"); every new batch resets the count.
+    """
 
     name = "mq-deadline"
+
+    def dispatch(self, now: float) -> Rq | None:
+        rq = self.next_rq[WRITE_DIR] or self.next_rq[READ_DIR]
+        if rq is not None and self.batching < self.fifo_batch:
+            return self._move(rq)  # contiguous or not: only the count ends a batch
+        reads, writes = bool(self.fifo[READ_DIR]), bool(self.fifo[WRITE_DIR])
+        if reads:
+            d = READ_DIR
+            if writes:
+                starved = self.starved
+                self.starved += 1
+                if starved >= self.writes_starved:
+                    d = WRITE_DIR
+        elif writes:
+            d = WRITE_DIR
+        else:
+            return None
+        if d == WRITE_DIR:
+            self.starved = 0
+        expired = self._fifo_expired(d, now)
+        if expired or self.next_rq[d] is None:
+            rq = next(iter(self.fifo[d].values()))  # the earliest deadline
+            if expired:
+                self._log(now, "expired", rq)
+        else:
+            rq = self.next_rq[d]
+        self.batching = 0
+        return self._move(rq)

@@ -1,0 +1,123 @@
+"""Full-mode experiment results, computed once and cached by a hash of the code and parameters.
+
+The book prints full-mode numbers; the tests must check those same numbers without running the
+experiments a second time. So the book build fills this cache first
+(``python -m simcore results --fill``, called by ``tools/build_book.py``), every chapter reads
+its experiment through :func:`get`, and ``tests/test_results_cache.py`` reads the same files.
+
+A result is stored as ``<dir>/<name>-<full|quick>-s<seed>-<key>.json`` where ``key`` hashes the
+experiment's name, mode and seed, every ``.py`` file of :mod:`simcore` and every file under
+``data/disks`` (the profiles the experiments load), and the Python and NumPy versions. Any
+change to the simulator or a profile gives a new key, so a stale result is never read; old
+files are simply left behind (``_build`` is disposable). The directory is ``$DISKLAB_RESULTS``
+if set, else ``_build/results`` in the repository.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from . import get as get_experiment
+from . import names
+
+PACKAGE = Path(__file__).resolve().parent.parent
+REPO = PACKAGE.parent
+
+
+@lru_cache(maxsize=1)
+def code_hash() -> str:
+    """SHA-256 over simcore's Python sources and the disk profiles (name and content)."""
+    from ..profiles import disk_dir
+
+    h = hashlib.sha256()
+    files = [(str(p.relative_to(PACKAGE)), p) for p in sorted(PACKAGE.rglob("*.py"))
+             if "__pycache__" not in p.parts]
+    if disk_dir().is_dir():
+        files += [(f"disks/{p.name}", p) for p in sorted(disk_dir().glob("*.toml"))]
+    for name, p in files:
+        h.update(name.encode())
+        h.update(b"\0")
+        h.update(p.read_bytes())
+        h.update(b"\0")
+    h.update(f"python {sys.version_info[:2]} numpy {np.__version__}".encode())
+    return h.hexdigest()
+
+
+def key(name: str, quick: bool = False, seed: int = 0) -> str:
+    """The cache key of one experiment run: 16 hex digits."""
+    spec = json.dumps({"name": name, "quick": bool(quick), "seed": int(seed),
+                       "code": code_hash()}, sort_keys=True)
+    return hashlib.sha256(spec.encode()).hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("DISKLAB_RESULTS")
+    return Path(env) if env else REPO / "_build" / "results"
+
+
+def path(name: str, quick: bool = False, seed: int = 0) -> Path:
+    mode = "quick" if quick else "full"
+    return cache_dir() / f"{name}-{mode}-s{seed}-{key(name, quick, seed)}.json"
+
+
+def load(name: str, quick: bool = False, seed: int = 0) -> dict | None:
+    """The cached result for the current code, or None."""
+    get_experiment(name)  # a clear error for an unknown name
+    p = path(name, quick, seed)
+    if not p.is_file():
+        return None
+    try:
+        return json.loads(p.read_text())
+    except (OSError, ValueError) as exc:
+        raise RuntimeError(f"unreadable cached result {p}: {exc}; delete it") from exc
+
+
+def store(name: str, result: dict, quick: bool = False, seed: int = 0) -> Path:
+    """Write ``result`` atomically (a temporary file renamed into place)."""
+    p = path(name, quick, seed)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(result, sort_keys=True, default=float)
+    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, p)
+    return p
+
+
+def get(name: str, quick: bool = False, seed: int = 0) -> dict:
+    """The experiment's result: from the cache when the code has not changed, else run and stored.
+
+    The stored form is JSON, so tuples come back as lists; chapters and tests read only that
+    form, the one ``reproduce --json`` prints.
+    """
+    cached = load(name, quick, seed)
+    if cached is not None:
+        return cached
+    result = get_experiment(name).reproduce(quick=quick, seed=seed)
+    store(name, result, quick, seed)
+    return json.loads(path(name, quick, seed).read_text())
+
+
+def fill(which: list[str] | None = None, quick: bool = False, seed: int = 0,
+         log=print) -> dict[str, Path]:
+    """Make sure every experiment (or ``which``) has a cached result; returns their paths."""
+    import time
+
+    out = {}
+    for name in which or names():
+        t0 = time.time()
+        fresh = load(name, quick, seed) is None
+        get(name, quick, seed)
+        out[name] = path(name, quick, seed)
+        if log:
+            log(f"{name:<18} {'ran in %.0f s' % (time.time() - t0) if fresh else 'cached'}"
+                f"  {out[name].name}")
+    return out
