@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-import pybtex.plugin
+from sphinxcontrib.bibtex.plugin import register_plugin
 from sphinxcontrib.bibtex.style.referencing import BracketStyle
 from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
 
@@ -32,8 +32,8 @@ class RoundAuthorYearStyle(AuthorYearReferenceStyle):
     bracket_year: BracketStyle = dataclasses.field(default_factory=_round)
 
 
-pybtex.plugin.register_plugin("sphinxcontrib.bibtex.style.referencing", "author_year_round",
-                              RoundAuthorYearStyle)
+register_plugin("sphinxcontrib.bibtex.style.referencing", "author_year_round",
+                RoundAuthorYearStyle)
 
 
 def _dedupe_scripts(app, pagename, templatename, context, doctree):
