@@ -1,5 +1,7 @@
 """The built book in a real browser: every page loads offline, without console errors,
-every plotly figure renders with data, and a static slider changes its figure.
+every plotly figure renders with data, and a static slider changes its figure. Formulas
+draw with MathJax's own font, an exercise's solution opens on click, and a citation leads
+to its entry in the bibliography.
 
 Serves ``_build/html`` on 127.0.0.1 and drives Debian's Chromium through Playwright;
 every request that is not to the loopback address is blocked, so a page that needs the
@@ -11,6 +13,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import threading
 from pathlib import Path
 from urllib.parse import urlparse
@@ -124,7 +127,7 @@ def test_static_slider_changes_its_figure(server, browser):
     """Drag the RPM slider of the positioning chapter: the plotted latency must change."""
     page, errors, _ = _open(browser, f"{server}/book/positioning.html")
     try:
-        fig = page.locator("#fig-rotational-latency")
+        fig = page.locator("#plot-rotational-latency")
         assert fig.count() == 1
         fig.scroll_into_view_if_needed()
         page.wait_for_timeout(200)
@@ -143,6 +146,66 @@ def test_static_slider_changes_its_figure(server, browser):
         assert after != before
         # the right end of the slider is 15,000 RPM: a full revolution is 4 ms
         assert after == pytest.approx(4.0, abs=0.05)
+        assert not errors
+    finally:
+        page.close()
+
+
+def test_formulas_use_mathjax_fonts_and_no_font_warning(server, browser):
+    """MathJax draws with the shipped STIX-Web fonts, and shows no "Can't find a valid font" box."""
+    page, errors, _ = _open(browser, f"{server}/book/queueing.html")
+    try:
+        message = page.evaluate("() => (document.getElementById('MathJax_Message') || {}).textContent || ''")
+        assert "font" not in message.lower(), f"MathJax says: {message!r}"
+        fonts = page.evaluate("""() => Array.from(document.querySelectorAll('.MathJax span'))
+            .map(s => getComputedStyle(s).fontFamily).filter(f => f.includes('MathJax'))""")
+        assert fonts, "no formula is drawn with a MathJax font"
+        assert not errors
+    finally:
+        page.close()
+
+
+def test_favicon_is_linked_and_served(server, browser):
+    page, errors, _ = _open(browser, f"{server}/book/intro.html")
+    try:
+        href = page.locator("link[rel~='icon']").first.get_attribute("href")
+        assert href, "the page links no icon"
+        status = page.evaluate("h => fetch(h).then(r => r.status)", href)
+        assert status == 200, f"favicon {href} answered {status}"
+        assert not errors
+    finally:
+        page.close()
+
+
+def test_exercise_solution_is_hidden_until_opened(server, browser):
+    """A solution's body is hidden on load, shown after a click, and holds a computed value."""
+    page, errors, _ = _open(browser, f"{server}/book/positioning.html")
+    try:
+        solution = page.locator("div.solution.dropdown").first
+        assert solution.count() == 1, "the chapter has no solution dropdown"
+        body = solution.locator("span.pasted-text").first
+        assert not body.is_visible(), "the solution is visible before it is opened"
+        solution.locator(".admonition-title").first.click()
+        page.wait_for_timeout(500)
+        assert body.is_visible(), "the solution did not open"
+        assert any(ch.isdigit() for ch in body.inner_text()), "the solution shows no computed number"
+        assert not errors
+    finally:
+        page.close()
+
+
+def test_citation_links_to_the_bibliography(server, browser):
+    page, errors, _ = _open(browser, f"{server}/book/positioning.html")
+    try:
+        link = page.locator("span.bibtex-citation a[href*='references.html#']").first
+        assert link.count() == 1, "no citation link on the page"
+        target = link.get_attribute("href").split("#", 1)[1]
+        link.click()
+        page.wait_for_load_state("load")
+        assert page.url.split("#")[0].endswith("book/references.html")
+        entry = page.locator(f"[id='{target}']")
+        assert entry.count() == 1, f"the bibliography has no entry {target}"
+        assert re.search(r"\b(19|20)\d\d\b", entry.inner_text()), "the entry has no year"
         assert not errors
     finally:
         page.close()

@@ -3,9 +3,37 @@
 sphinx-thebe adds its configuration script once per environment read, so an
 incremental or multi-pass build emits ``const THEBE_JS_URL`` twice and the
 browser reports a redeclaration error. Keep only the first copy of each script.
+
+sphinxcontrib-bibtex's author-year style writes "Gray [2000]"; the book's style is
+"Gray (2000)", so a round-bracket variant is registered as ``author_year_round``.
 """
 
 from __future__ import annotations
+
+import dataclasses
+
+from sphinxcontrib.bibtex.plugin import register_plugin
+from sphinxcontrib.bibtex.style.referencing import BracketStyle
+from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
+
+
+def _round() -> BracketStyle:
+    return BracketStyle(left="(", right=")")
+
+
+@dataclasses.dataclass
+class RoundAuthorYearStyle(AuthorYearReferenceStyle):
+    """Author-year citations in round brackets: Gray (2000), (Gray 2000)."""
+
+    bracket_parenthetical: BracketStyle = dataclasses.field(default_factory=_round)
+    bracket_textual: BracketStyle = dataclasses.field(default_factory=_round)
+    bracket_author: BracketStyle = dataclasses.field(default_factory=_round)
+    bracket_label: BracketStyle = dataclasses.field(default_factory=_round)
+    bracket_year: BracketStyle = dataclasses.field(default_factory=_round)
+
+
+register_plugin("sphinxcontrib.bibtex.style.referencing", "author_year_round",
+                RoundAuthorYearStyle)
 
 
 def _dedupe_scripts(app, pagename, templatename, context, doctree):
