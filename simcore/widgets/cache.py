@@ -18,6 +18,7 @@ from ..engine import run
 from ..experiments.interface import _streams_workload
 from ..profiles import load_disk
 from ..viz.theme import COLORS, apply_theme
+from .figure import FigureWidget
 
 STREAMS = [1, 2, 3, 4, 6, 8, 12, 16]
 
@@ -36,7 +37,7 @@ class CacheExplorer(w.VBox):
         self.protect = w.Checkbox(value=True, description="protect a segment of read-ahead")
         self.adaptive = w.Checkbox(value=False, description="adaptive segments")
         self.info = w.HTML()
-        self.figure = go.FigureWidget()
+        self.figure = FigureWidget()
         apply_theme(self.figure, height=380)
         for c in (self.segments, self.size, self.policy, self.protect, self.adaptive):
             c.observe(self._redraw, "value")
@@ -72,7 +73,7 @@ class CacheExplorer(w.VBox):
                                               yref="paper", line=dict(color="black",
                                                                       dash="dot"))]
             self.figure.update_layout(
-                title=f"{seg} x {self.size.value} KiB, read-ahead '{self.policy.value}'",
+                title_text=f"{seg} x {self.size.value} KiB, read-ahead '{self.policy.value}'",
                 xaxis=dict(title="sequential streams (16 KiB reads)"),
                 yaxis=dict(title="hit rate", range=[-0.02, 1.02]),
                 yaxis2=dict(title="MB/s", overlaying="y", side="right", rangemode="tozero",

@@ -23,6 +23,7 @@ from ..viz.disk import (
     zone_bandwidth_traces,
 )
 from ..viz.theme import apply_theme
+from .figure import FigureWidget
 
 _REAL = [d for d in list_disks() if d != "toy"]
 
@@ -35,8 +36,8 @@ class AnatomyExplorer(w.VBox):
         self.position = w.FloatSlider(value=0.0, min=0.0, max=100.0, step=0.5,
                                       description="LBA at %", continuous_update=False)
         self.info = w.HTML()
-        self.platter = go.FigureWidget()
-        self.zones = go.FigureWidget()
+        self.platter = FigureWidget()
+        self.zones = FigureWidget()
         self.disk.observe(self._redraw, "value")
         self.position.observe(self._redraw, "value")
         super().__init__([w.HBox([self.disk, self.position]), self.info,
@@ -67,7 +68,7 @@ class AnatomyExplorer(w.VBox):
                                             mode="markers", name=f"LBA {lba:,}",
                                             marker=dict(size=12, color="#d1495b")))
             apply_theme(self.zones)
-            self.zones.update_layout(width=520, title="media rate across the disk")
+            self.zones.update_layout(width=520, title_text="media rate across the disk")
             self.zones.update_xaxes(title="GB from LBA 0")
             self.zones.update_yaxes(title="MB/s", rangemode="tozero")
         self.info.value = (f"LBA <b>{lba:,}</b> is on cylinder <b>{a.cylinder}</b>, surface "
@@ -85,8 +86,8 @@ class PositioningExplorer(w.VBox):
                                     continuous_update=False)
         self.size_kib = w.SelectionSlider(options=[4, 16, 64, 256, 1024], value=64,
                                           description="KiB", continuous_update=False)
-        self.curve = go.FigureWidget()
-        self.breakdown = go.FigureWidget()
+        self.curve = FigureWidget()
+        self.breakdown = FigureWidget()
         for control in (self.disk, self.distance, self.size_kib):
             control.observe(self._redraw, "value")
         super().__init__([w.HBox([self.disk, self.distance, self.size_kib]),
@@ -111,7 +112,7 @@ class PositioningExplorer(w.VBox):
                                             name=f"{d} cylinders",
                                             marker=dict(size=12, color="#d1495b")))
             apply_theme(self.curve)
-            self.curve.update_layout(width=520, title=(
+            self.curve.update_layout(width=520, title_text=(
                 f"accelerate {p.accelerate_ms:.2f} + coast {p.coast_ms:.2f} + decelerate "
                 f"{p.decelerate_ms:.2f} + settle {p.settle_ms:.2f} ms"))
             self.curve.update_xaxes(title="seek distance (cylinders)")
@@ -137,7 +138,7 @@ class PositioningExplorer(w.VBox):
                                                 marker_color=colors[k]))
             apply_theme(self.breakdown)
             self.breakdown.update_layout(barmode="stack", width=360,
-                                         title="random reads: mean time (ms)")
+                                         title_text="random reads: mean time (ms)")
         self.parts = parts
 
 

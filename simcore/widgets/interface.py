@@ -10,12 +10,12 @@ from the simulator (:mod:`simcore.host_io`). Open it in JupyterLab or Binder::
 from __future__ import annotations
 
 import ipywidgets as w
-import plotly.graph_objects as go
 
 from .. import host_io
 from ..interface import Port, mode
 from ..viz.interface import style_timeline, timeline_traces
 from ..viz.theme import apply_theme
+from .figure import FigureWidget
 
 MODES = ["pio0", "pio1", "pio2", "pio3", "pio4", "mwdma0", "mwdma1", "mwdma2", "udma0",
          "udma1", "udma2", "udma4", "udma5"]
@@ -35,7 +35,7 @@ class InterfaceExplorer(w.VBox):
                                      description="KiB", continuous_update=False)
         self.op = w.ToggleButtons(options=[("read", "R"), ("write", "W")], value="R")
         self.info = w.HTML()
-        self.timeline = go.FigureWidget()
+        self.timeline = FigureWidget()
         apply_theme(self.timeline, height=340)
         for c in (self.mode, self.multcount, self.io32, self.kib, self.op):
             c.observe(self._redraw, "value")

@@ -9,12 +9,12 @@ Open them in JupyterLab or Binder::
 from __future__ import annotations
 
 import ipywidgets as w
-import plotly.graph_objects as go
 
 from ..experiments.linux_schedulers import DEVICES, deadline_trace, timeline
 from ..sched.linux import names
 from ..viz.linux_sched import dispatch_order_traces, style_timeline, timeline_traces
 from ..viz.theme import apply_theme
+from .figure import FigureWidget
 
 
 class AnticipationExplorer(w.VBox):
@@ -33,7 +33,7 @@ class AnticipationExplorer(w.VBox):
                                    tooltip="antic_expire (anticipatory) or slice_idle (bfq)")
         self.window = window_ms
         self.info = w.HTML()
-        self.figure = go.FigureWidget()
+        self.figure = FigureWidget()
         for c in (self.elevator, self.device, self.readers, self.think, self.antic):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.elevator, self.device]),
@@ -80,7 +80,7 @@ class DeadlineExplorer(w.VBox):
         self.read_expire = w.IntSlider(value=500, min=20, max=1000, step=20,
                                        description="read_expire", continuous_update=False)
         self.info = w.HTML()
-        self.figure = go.FigureWidget()
+        self.figure = FigureWidget()
         for c in (self.fifo_batch, self.writes_starved, self.read_expire):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.fifo_batch, self.writes_starved, self.read_expire]),
@@ -94,7 +94,7 @@ class DeadlineExplorer(w.VBox):
             self.figure.data = []
             for tr in dispatch_order_traces(self.events):
                 self.figure.add_trace(tr)
-            self.figure.update_layout(title="deadline's dispatches: time against sector")
+            self.figure.update_layout(title_text="deadline's dispatches: time against sector")
             self.figure.update_xaxes(title="time (ms)")
             self.figure.update_yaxes(title="sector")
             apply_theme(self.figure, height=420)

@@ -12,7 +12,6 @@ that a change answers in a second or a few. Open them in JupyterLab or Binder::
 from __future__ import annotations
 
 import ipywidgets as w
-import plotly.graph_objects as go
 
 from ..access import Mechanism
 from ..cache import CacheConfig
@@ -22,6 +21,7 @@ from ..host_readahead import ReadaheadConfig
 from ..multistream import run_streams
 from ..profiles import load_disk
 from ..viz.multistream import cliff_traces, style_cliff, style_timeline, timeline_traces
+from .figure import FigureWidget
 
 __all__ = ["DispatchExplorer", "SegmentsExplorer", "dispatch_explorer", "segments_explorer"]
 
@@ -61,7 +61,7 @@ class DispatchExplorer(w.VBox):
                                     description="read_ahead_kb", continuous_update=False,
                                     style=style, layout=lay)
         self.info = w.HTML()
-        self.figure = go.FigureWidget()
+        self.figure = FigureWidget()
         style_timeline(self.figure, window_ms)
         for c in (self.streams, self.scheme, self.r, self.m, self.n, self.ra):
             c.observe(self._redraw, "value")
@@ -101,7 +101,7 @@ class DispatchExplorer(w.VBox):
             for t in traces:
                 self.figure.add_trace(t)
             self.figure.update_yaxes(range=[-1, s])
-            self.figure.layout.title = (f"{s} streams, {self.scheme.value}: "
+            self.figure.layout.title.text = (f"{s} streams, {self.scheme.value}: "
                                         f"{r.throughput_mb_s:.1f} MB/s")
         extra = ""
         if isinstance(host, DispatchConfig):
@@ -133,7 +133,7 @@ class SegmentsExplorer(w.VBox):
         self.read_ahead = w.Checkbox(value=read_ahead,
                                      description="read-ahead fills the segment")
         self.info = w.HTML()
-        self.figure = go.FigureWidget()
+        self.figure = FigureWidget()
         style_cliff(self.figure)
         self._none: dict[int, list[float]] = {}
         for c in (self.segments, self.size, self.read_ahead):
@@ -167,7 +167,7 @@ class SegmentsExplorer(w.VBox):
             self.figure.data = []
             for t in traces:
                 self.figure.add_trace(t)
-            self.figure.layout.title = (f"{self.size.value} MiB buffer in {n} segments of "
+            self.figure.layout.title.text = (f"{self.size.value} MiB buffer in {n} segments of "
                                         f"{seg_kib:g} KiB")
         self.info.value = ("Each point is a run of the simulator: 64 KiB requests, random "
                            "stream starts, CYCLE-LBN. The dotted line is where streams = "

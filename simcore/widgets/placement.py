@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 from .. import placement as pl
 from ..experiments import placement as exp
 from ..viz.placement import before_after_figure, seek_histogram_traces, style_seeks
+from .figure import FigureWidget
 
 SPACINGS = [10_000, 30_000, 50_000, 100_000, 300_000, 1_000_000, 3_000_000, 10_000_000]
 
@@ -43,8 +44,8 @@ class ZoneExplorer(w.VBox):
                                                   ("FCFS", "fcfs")],
                                          value=scheduler, description="drive")
         self.table = w.HTML()
-        self.seeks = go.FigureWidget(style_seeks(go.Figure()))
-        self.heat = go.FigureWidget()
+        self.seeks = FigureWidget(style_seeks(go.Figure()))
+        self.heat = FigureWidget()
         self._base: dict[tuple[str, str], dict] = {}
         for c in (self.workload, self.technique, self.spacing, self.fraction, self.scheduler):
             c.observe(self._redraw, "value")

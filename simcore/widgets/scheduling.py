@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import ipywidgets as w
 import numpy as np
-import plotly.graph_objects as go
 
 from ..access import Mechanism
 from ..experiments.seltzer import race
 from ..profiles import load_disk
 from ..sched import names
 from ..viz.scheduling import race_cdf_traces, race_path_traces, style_race_cdf, style_race_paths
+from .figure import FigureWidget
 
 DISKS = ["fujitsu_eagle", "hpc2247", "ultrastar18es", "atlas10k", "cheetahx15"]
 
@@ -37,8 +37,8 @@ class SchedulerRace(w.VBox):
                              continuous_update=False)
         self.seed = w.IntText(value=0, description="seed", layout=w.Layout(width="160px"))
         self.table = w.HTML()
-        self.paths = go.FigureWidget()
-        self.cdf = go.FigureWidget()
+        self.paths = FigureWidget()
+        self.cdf = FigureWidget()
         for c in (self.policies, self.disk, self.rate, self.n, self.seed):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.policies, w.VBox([self.disk, self.rate, self.n,
@@ -59,13 +59,13 @@ class SchedulerRace(w.VBox):
             for tr in race_path_traces(self.results, cyl, until):
                 self.paths.add_trace(tr)
             style_race_paths(self.paths, list(self.results), self.mech.layout.cylinders, until)
-            self.paths.update_layout(title=f"the arm, first {until:.0f} ms", width=560)
+            self.paths.update_layout(title_text=f"the arm, first {until:.0f} ms", width=560)
         with self.cdf.batch_update():
             self.cdf.data = []
             for tr in race_cdf_traces(self.results):
                 self.cdf.add_trace(tr)
             style_race_cdf(self.cdf)
-            self.cdf.update_layout(title=f"{self.n.value} requests at {self.rate.value:g}/s, "
+            self.cdf.update_layout(title_text=f"{self.n.value} requests at {self.rate.value:g}/s, "
                                          f"{self.mech.profile.name}", width=480)
         rows = "".join(
             f"<tr><td>{name}</td><td>{np.mean([r.finish_ms - r.start_ms for r in recs]):.1f}"

@@ -27,6 +27,7 @@ from ..viz.traces import (
     style_sizes,
 )
 from ..workloads_synth import database_like, email_like
+from .figure import FigureWidget
 
 CAP = 80_418_240
 
@@ -55,9 +56,9 @@ class TraceExplorer(w.VBox):
         self.gap = w.FloatLogSlider(value=10.0, base=10, min=0, max=1.7, step=0.05,
                                     description="burst gap ms", continuous_update=False)
         self.table = w.HTML()
-        self.arrivals = go.FigureWidget(style_interarrival(go.Figure()))
-        self.bursts = go.FigureWidget(style_bursts(go.Figure()))
-        self.sizes = go.FigureWidget(style_sizes(go.Figure()))
+        self.arrivals = FigureWidget(style_interarrival(go.Figure()))
+        self.bursts = FigureWidget(style_bursts(go.Figure()))
+        self.sizes = FigureWidget(style_sizes(go.Figure()))
         for c in (self.source, self.op, self.gap):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.source, self.op]), self.gap, self.table,

@@ -35,6 +35,7 @@ from ..viz.traxtents import (
     latency_curve_figure,
     track_traces,
 )
+from .figure import FigureWidget
 
 DISKS = ["atlas10k2", "atlas10k", "ultrastar18es", "cheetahx15"]
 
@@ -52,7 +53,7 @@ class EfficiencyExplorer(w.VBox):
                                       continuous_update=False,
                                       layout=w.Layout(width="480px"))
         self.info = w.HTML()
-        self.fig = go.FigureWidget()
+        self.fig = FigureWidget()
         for c in (self.disk, self.mode, self.bus):
             c.observe(self._recompute, "value")
         self.size.observe(self._mark, "value")
@@ -79,7 +80,7 @@ class EfficiencyExplorer(w.VBox):
             apply_theme(self.fig)
             self.fig.update_xaxes(title="request size (KB)", type="log")
             self.fig.update_yaxes(title="disk efficiency", range=[0, 1])
-            self.fig.update_layout(title=f"{mech.profile.name}, first zone "
+            self.fig.update_layout(title_text=f"{mech.profile.name}, first zone "
                                          f"({self.spt} sectors per track), {self.mode.value}")
         options = [(f"{s / 2:g} KB", s) for s in self.sizes]
         value = self.spt if self.spt in self.sizes else self.sizes[0]
@@ -116,8 +117,8 @@ class ZeroLatencyExplorer(w.VBox):
         self.firmware = w.ToggleButtons(options=["zero-latency", "ordinary"],
                                         value="zero-latency", description="firmware")
         self.info = w.HTML()
-        self.track = go.FigureWidget()
-        self.curve = go.FigureWidget(latency_curve_figure([], [], [], 200))
+        self.track = FigureWidget()
+        self.curve = FigureWidget(latency_curve_figure([], [], [], 200))
         self.curve.add_trace(go.Scatter(x=[], y=[], mode="markers", name="this request",
                                         marker=dict(size=14, color="black", symbol="star")))
         self.curve.update_layout(width=520)
@@ -148,7 +149,7 @@ class ZeroLatencyExplorer(w.VBox):
             apply_theme(self.track, height=420)
             self.track.update_layout(
                 width=420, showlegend=False, margin=dict(l=20, r=20, t=50, b=20),
-                title=f"{'zero-latency' if zl else 'ordinary'}: done {end:.2f} ms after the seek",
+                title_text=f"{'zero-latency' if zl else 'ordinary'}: done {end:.2f} ms after the seek",
                 polar=dict(radialaxis=dict(visible=False, range=[0, 2.3]), hole=0.25,
                            angularaxis=dict(visible=False, direction="counterclockwise",
                                             rotation=90 - (a0.sector + land) * 360 / spt)))
@@ -183,7 +184,7 @@ class BoundaryDetective(w.VBox):
         self.step = w.IntSlider(value=1, min=1, max=1, description="probe",
                                 continuous_update=False)
         self.info = w.HTML()
-        self.fig = go.FigureWidget()
+        self.fig = FigureWidget()
         self.tracks = tracks
         self.disk.observe(self._recompute, "value")
         self.step.observe(self._show, "value")
