@@ -10,6 +10,7 @@ JOBS ?= 2
 
 help:
 	@echo "make book     set up .venv and build the HTML book into _build/html"
+	@echo "              (REPO_URL=https://github.com/ORG/REPO: where launch buttons point)"
 	@echo "make test     set up .venv, lint, build the book, run unit, notebook and browser tests"
 	@echo "make lab      open the labs in JupyterLab"
 	@echo "make student  write student versions of the labs into labs/student/"
@@ -29,8 +30,11 @@ setup: $(STAMP)
 book/_static/plotly.min.js book/_static/mathjax/MathJax.js &: $(STAMP)
 	$(PY) tools/book_assets.py book/_static
 
+# REPO_URL: the repository the launch buttons and README badge point at (a fork or a course sets
+# it here once; default: the origin remote, else _config.yml; see tools/repo_url.py)
+REPO_URL ?=
 book: $(STAMP) book/_static/plotly.min.js book/_static/mathjax/MathJax.js
-	$(PY) tools/build_book.py
+	REPO_URL="$(REPO_URL)" $(PY) tools/build_book.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

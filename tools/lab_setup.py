@@ -4,7 +4,8 @@ Run by ``postBuild`` on Binder and by ``make lab``. It copies
 ``jupyter-config/lab/settings/overrides.d/*.json`` into
 ``{sys.prefix}/share/jupyter/lab/settings/overrides.d/`` (JupyterLab's per-environment
 defaults, so a chapter's ``.md`` opens as a jupytext notebook) and writes
-``{sys.prefix}/etc/jupyter/jupyter_server_config.d/disklab.json``, which serves plotly's widget
+``ServerApp.extra_static_paths`` into ``{sys.prefix}/etc/jupyter/jupyter_server_config.json``,
+which serves plotly's widget
 bundle as a static file for :mod:`simcore.widgets.figure`. Idempotent; ``--prefix`` targets
 another environment (the tests use a throwaway one).
 """
@@ -43,10 +44,15 @@ def apply(prefix: Path) -> list[Path]:
         json.loads(src.read_text())  # a broken file fails here, naming itself
         shutil.copyfile(src, dest / src.name)
         written.append(dest / src.name)
-    server = prefix / "etc" / "jupyter" / "jupyter_server_config.d" / "disklab.json"
+    # jupyter_server reads only extension switches from jupyter_server_config.d/, so this
+    # setting goes into the environment's jupyter_server_config.json, merged with what is there
+    server = prefix / "etc" / "jupyter" / "jupyter_server_config.json"
     server.parent.mkdir(parents=True, exist_ok=True)
-    server.write_text(json.dumps(
-        {"ServerApp": {"extra_static_paths": [str(plotly_static_dir())]}}, indent=2) + "\n")
+    config = json.loads(server.read_text()) if server.exists() else {}
+    paths = config.setdefault("ServerApp", {}).setdefault("extra_static_paths", [])
+    static = str(plotly_static_dir())
+    paths[:] = [p for p in paths if not p.endswith("/plotly/package_data")] + [static]
+    server.write_text(json.dumps(config, indent=2) + "\n")
     written.append(server)
     return written
 

@@ -20,19 +20,20 @@ It also repairs one plotly habit: inside ``batch_update()``, setting ``title.x``
 ("cannot set title.x and a parent attribute simultaneously"), leaving a stale title and layout
 (review, problem 2). :func:`merge_relayout` sends such a parent as the kernel's final value.
 
-While the bundle loads, the kernel may already have sent restyles the page could not apply, so
-after loading, the page asks the kernel for a snapshot of the figure and only then starts
-plotly's own model. The figure is therefore always the kernel's figure.
+anywidget holds the kernel's messages until a widget's ``initialize`` is done, so a bundle
+loaded there misses no update. The kernel route can only run after ``initialize`` (its answer
+is a message too), so there the page then asks for a snapshot of the figure before plotly's
+model starts. Either way the figure shown is the kernel's figure.
 """
 
 from __future__ import annotations
 
-from copy import deepcopy
+import json
 from pathlib import Path
 
 import plotly
 import plotly.graph_objects as go
-import traitlets as t
+import plotly.io as pio
 
 __all__ = ["BUNDLE", "STATIC_DIR", "FigureWidget", "merge_relayout"]
 
@@ -50,55 +51,53 @@ function staticUrl() {
   if (!base.endsWith("/")) base += "/";
   return new URL(base + "static/widgetbundle.js?v=__VERSION__", window.location.href).href;
 }
-function ask(model, request, answered) {
-  return new Promise((resolve) => {
-    answered(resolve);
-    model.send({ type: request });
-  });
-}
-function fromKernel(model) {
-  return ask(model, "disklab-bundle", (resolve) => {
-    const on = (msg) => {
-      if (msg && msg.type === "disklab-bundle") { model.off("msg:custom", on); resolve(msg.source); }
-    };
-    model.on("msg:custom", on);
-  }).then((source) => import(URL.createObjectURL(new Blob([source], { type: "text/javascript" }))));
-}
-function bundle(model) {
+function served() {
   if (!window[KEY]) {
-    window[KEY] = (async () => {
-      const url = staticUrl();
-      if (url) {
-        try { return await import(/* webpackIgnore: true */ url); } catch (e) {
-          console.info("disklab: plotly bundle not served at " + url + "; asking the kernel");
-        }
-      }
-      return fromKernel(model);
-    })();
+    const url = staticUrl();
+    window[KEY] = url ? import(/* webpackIgnore: true */ url).catch((e) => {
+      console.info("disklab: plotly bundle not served at " + url + "; the kernel sends it");
+      return null;
+    }) : Promise.resolve(null);
   }
   return window[KEY];
 }
-function snapshot(model) {
-  return ask(model, "disklab-sync", (resolve) => {
-    const on = () => { model.off("change:_disklab_synced", on); resolve(); };
-    model.on("change:_disklab_synced", on);
+function ask(model, request, reply) {
+  return new Promise((resolve) => {
+    const on = (msg) => {
+      if (msg && msg.type === reply) { model.off("msg:custom", on); resolve(msg); }
+    };
+    model.on("msg:custom", on);
+    model.send({ type: request });
   });
 }
 export default () => {
   let inner = null;
-  let ready = null;
+  let late = null;
   return {
-    initialize({ model }) {
-      ready = (async () => {
-        const mod = await bundle(model);
-        await snapshot(model);
-        inner = mod.default();
-        inner.initialize({ model });
-      })();
-      return ready;
+    // anywidget holds the kernel's messages until initialize() is done, so when the bundle is
+    // served, plotly's model starts here and misses nothing
+    async initialize({ model }) {
+      const mod = await served();
+      if (mod) { inner = mod.default(); inner.initialize({ model }); }
     },
+    // not served: messages flow now, so ask the kernel for the bundle (once per page) and for
+    // the figure as it stands (updates sent meanwhile had no listener), then start plotly
     async render({ model, el }) {
-      await ready;
+      if (!inner) {
+        late = late || (async () => {
+          const KB = "__disklabPlotlyFromKernel";
+          window[KB] = window[KB] || ask(model, "disklab-bundle", "disklab-bundle").then((m) =>
+            import(URL.createObjectURL(new Blob([m.source], { type: "text/javascript" }))));
+          const mod = await window[KB];
+          const now = await ask(model, "disklab-sync", "disklab-synced");
+          model.set("_widget_data", now.data);
+          model.set("_widget_layout", now.layout);
+          const fresh = mod.default();
+          fresh.initialize({ model });
+          inner = fresh;
+        })();
+        await late;
+      }
       return inner.render({ model, el });
     },
   };
@@ -130,7 +129,6 @@ class FigureWidget(go.FigureWidget):
     """``go.FigureWidget`` with a loader instead of the 5 MB bundle in its state."""
 
     _esm = _LOADER
-    _disklab_synced = t.Int(0).tag(sync=True)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -147,11 +145,10 @@ class FigureWidget(go.FigureWidget):
     def _on_page_message(self, _widget, content, _buffers) -> None:
         kind = content.get("type") if isinstance(content, dict) else None
         if kind == "disklab-sync":
-            # one state message: the figure as the kernel has it, then the counter the page
-            # waits for (ipywidgets applies a message's keys together)
-            with self.hold_sync():
-                self._widget_layout = deepcopy(self._layout_obj._props)
-                self._widget_data = deepcopy(self._data)
-                self._disklab_synced += 1
+            # the figure as the kernel has it, inside the reply (a state update could be
+            # applied after the reply is handled)
+            now = json.loads(pio.to_json({"data": self._data, "layout": self._layout_obj._props},
+                                         validate=False))
+            self.send({"type": "disklab-synced", "data": now["data"], "layout": now["layout"]})
         elif kind == "disklab-bundle":
             self.send({"type": "disklab-bundle", "source": BUNDLE.read_text(encoding="utf-8")})
