@@ -14,7 +14,7 @@ from ..experiments.linux_schedulers import DEVICES, deadline_trace, timeline
 from ..sched.linux import names
 from ..viz.linux_sched import dispatch_order_traces, style_timeline, timeline_traces
 from ..viz.theme import apply_theme
-from .figure import FigureWidget
+from .figure import FigureWidget, computing, fit_screen, set_traces
 
 
 class AnticipationExplorer(w.VBox):
@@ -39,6 +39,7 @@ class AnticipationExplorer(w.VBox):
         super().__init__([w.HBox([self.elevator, self.device]),
                           w.HBox([self.readers, self.think, self.antic]),
                           self.info, self.figure])
+        self.busy = fit_screen(self)
         self._redraw()
 
     def _tunables(self) -> dict:
@@ -48,16 +49,16 @@ class AnticipationExplorer(w.VBox):
             return {"slice_idle": self.antic.value}
         return {}
 
+    @computing
+
     def _redraw(self, *_):
         self.run = timeline(self.elevator.value, readers=self.readers.value,
                             think_ms=self.think.value, device=self.device.value,
                             **self._tunables())
         labels = {p: f"reader {k + 1}" for k, p in enumerate(self.run["pids"])}
         with self.figure.batch_update():
-            self.figure.data = []
-            for tr in timeline_traces(self.run["events"], self.run["pids"], self.window,
-                                      labels):
-                self.figure.add_trace(tr)
+            set_traces(self.figure, timeline_traces(self.run["events"], self.run["pids"], self.window,
+                                      labels))
             style_timeline(self.figure, f"{self.elevator.value} on {self.device.value}: "
                                         f"the first {self.window:g} ms", self.window)
         st = self.run["stats"]
@@ -85,15 +86,16 @@ class DeadlineExplorer(w.VBox):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.fifo_batch, self.writes_starved, self.read_expire]),
                           self.info, self.figure])
+        self.busy = fit_screen(self)
         self._redraw()
+
+    @computing
 
     def _redraw(self, *_):
         self.events = deadline_trace(self.fifo_batch.value, self.writes_starved.value,
                                      self.read_expire.value, elevator=self.elevator)
         with self.figure.batch_update():
-            self.figure.data = []
-            for tr in dispatch_order_traces(self.events):
-                self.figure.add_trace(tr)
+            set_traces(self.figure, dispatch_order_traces(self.events))
             self.figure.update_layout(title_text="deadline's dispatches: time against sector")
             self.figure.update_xaxes(title="time (ms)")
             self.figure.update_yaxes(title="sector")

@@ -21,7 +21,7 @@ from ..host_readahead import ReadaheadConfig
 from ..multistream import run_streams
 from ..profiles import load_disk
 from ..viz.multistream import cliff_traces, style_cliff, style_timeline, timeline_traces
-from .figure import FigureWidget
+from .figure import FigureWidget, computing, fit_screen, set_traces
 
 __all__ = ["DispatchExplorer", "SegmentsExplorer", "dispatch_explorer", "segments_explorer"]
 
@@ -67,6 +67,7 @@ class DispatchExplorer(w.VBox):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([w.VBox([self.scheme, self.streams, self.ra]),
                                   w.VBox([self.r, self.m, self.n])]), self.figure, self.info])
+        self.busy = fit_screen(self)
         self._redraw()
 
     def host(self):
@@ -80,6 +81,8 @@ class DispatchExplorer(w.VBox):
                                   per_visit=self.n.value)
         except ValueError as exc:
             return str(exc)
+
+    @computing
 
     def _redraw(self, *_):
         host = self.host()
@@ -97,9 +100,7 @@ class DispatchExplorer(w.VBox):
         log = [(a, b, st, n, hit) for a, b, st, _lba, n, hit in r.disk_log]
         traces = timeline_traces(log, warm, self.window_ms, s)
         with self.figure.batch_update():
-            self.figure.data = []
-            for t in traces:
-                self.figure.add_trace(t)
+            set_traces(self.figure, traces)
             self.figure.update_yaxes(range=[-1, s])
             self.figure.layout.title.text = (f"{s} streams, {self.scheme.value}: "
                                         f"{r.throughput_mb_s:.1f} MB/s")
@@ -140,6 +141,7 @@ class SegmentsExplorer(w.VBox):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.segments, self.size, self.read_ahead]), self.figure,
                           self.info])
+        self.busy = fit_screen(self)
         self._redraw()
 
     def _curve(self, cache: CacheConfig) -> list[float]:
@@ -150,6 +152,8 @@ class SegmentsExplorer(w.VBox):
                             warmup_ms=2_000.0)
             out.append(r.throughput_mb_s)
         return out
+
+    @computing
 
     def _redraw(self, *_):
         n, kib = self.segments.value, self.size.value * 1024
@@ -164,9 +168,7 @@ class SegmentsExplorer(w.VBox):
         if not self.read_ahead.value:
             traces[0].name = f"{n} segments of {seg_kib:g} KiB, no read-ahead"
         with self.figure.batch_update():
-            self.figure.data = []
-            for t in traces:
-                self.figure.add_trace(t)
+            set_traces(self.figure, traces)
             self.figure.layout.title.text = (f"{self.size.value} MiB buffer in {n} segments of "
                                         f"{seg_kib:g} KiB")
         self.info.value = ("Each point is a run of the simulator: 64 KiB requests, random "

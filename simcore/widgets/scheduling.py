@@ -18,7 +18,7 @@ from ..experiments.seltzer import race
 from ..profiles import load_disk
 from ..sched import names
 from ..viz.scheduling import race_cdf_traces, race_path_traces, style_race_cdf, style_race_paths
-from .figure import FigureWidget
+from .figure import FigureWidget, computing, fit_screen, set_traces
 
 DISKS = ["fujitsu_eagle", "hpc2247", "ultrastar18es", "atlas10k", "cheetahx15"]
 
@@ -44,7 +44,10 @@ class SchedulerRace(w.VBox):
         super().__init__([w.HBox([self.policies, w.VBox([self.disk, self.rate, self.n,
                                                           self.seed])]),
                           w.HBox([self.paths, self.cdf]), self.table])
+        self.busy = fit_screen(self)
         self._redraw()
+
+    @computing
 
     def _redraw(self, *_):
         chosen = list(self.policies.value) or ["fcfs"]
@@ -55,15 +58,11 @@ class SchedulerRace(w.VBox):
                     1000.0)
         cyl = self.mech.layout.cylinder_of
         with self.paths.batch_update():
-            self.paths.data = []
-            for tr in race_path_traces(self.results, cyl, until):
-                self.paths.add_trace(tr)
+            set_traces(self.paths, race_path_traces(self.results, cyl, until))
             style_race_paths(self.paths, list(self.results), self.mech.layout.cylinders, until)
             self.paths.update_layout(title_text=f"the arm, first {until:.0f} ms", width=560)
         with self.cdf.batch_update():
-            self.cdf.data = []
-            for tr in race_cdf_traces(self.results):
-                self.cdf.add_trace(tr)
+            set_traces(self.cdf, race_cdf_traces(self.results))
             style_race_cdf(self.cdf)
             self.cdf.update_layout(title_text=f"{self.n.value} requests at {self.rate.value:g}/s, "
                                          f"{self.mech.profile.name}", width=480)

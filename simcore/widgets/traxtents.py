@@ -35,7 +35,7 @@ from ..viz.traxtents import (
     latency_curve_figure,
     track_traces,
 )
-from .figure import FigureWidget
+from .figure import FigureWidget, computing, fit_screen, set_traces
 
 DISKS = ["atlas10k2", "atlas10k", "ultrastar18es", "cheetahx15"]
 
@@ -59,7 +59,10 @@ class EfficiencyExplorer(w.VBox):
         self.size.observe(self._mark, "value")
         super().__init__([w.HBox([self.disk, self.bus]), self.mode, self.size, self.info,
                           self.fig])
+        self.busy = fit_screen(self)
         self._recompute()
+
+    @computing
 
     def _recompute(self, *_):
         mech = mechanism(self.disk.value)
@@ -68,15 +71,13 @@ class EfficiencyExplorer(w.VBox):
             self.disk.value, self.mode.value == "tworeq", self.bus.value, self.n)
         kib = [s / 2 for s in self.sizes]
         with self.fig.batch_update():
-            self.fig.data = []
-            for tr in efficiency_traces(kib, [a["efficiency"] for a in self.aligned],
-                                        [u["efficiency"] for u in self.unaligned],
-                                        max_streaming_efficiency(mech.rev_ms,
-                                                                 mech.head_switch_ms)):
-                self.fig.add_trace(tr)
-            self.fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="selected size",
-                                          marker=dict(size=14, color="rgba(0,0,0,0)",
-                                                      line=dict(color="black", width=2))))
+            set_traces(self.fig, [
+                *efficiency_traces(kib, [a["efficiency"] for a in self.aligned],
+                                   [u["efficiency"] for u in self.unaligned],
+                                   max_streaming_efficiency(mech.rev_ms, mech.head_switch_ms)),
+                go.Scatter(x=[], y=[], mode="markers", name="selected size",
+                           marker=dict(size=14, color="rgba(0,0,0,0)",
+                                       line=dict(color="black", width=2)))])
             apply_theme(self.fig)
             self.fig.update_xaxes(title="request size (KB)", type="log")
             self.fig.update_yaxes(title="disk efficiency", range=[0, 1])
@@ -127,7 +128,10 @@ class ZeroLatencyExplorer(w.VBox):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.fraction, self.landing]), self.firmware, self.info,
                           w.HBox([self.track, self.curve])])
+        self.busy = fit_screen(self)
         self._redraw()
+
+    @computing
 
     def _redraw(self, *_):
         zl = self.firmware.value == "zero-latency"
@@ -143,9 +147,7 @@ class ZeroLatencyExplorer(w.VBox):
         end = float(times.max())
         latency = end - n * rev / spt
         with self.track.batch_update():
-            self.track.data = []
-            for tr in track_traces(spt, a0.sector, n, times, end, 90.0):
-                self.track.add_trace(tr)
+            set_traces(self.track, track_traces(spt, a0.sector, n, times, end, 90.0))
             apply_theme(self.track, height=420)
             self.track.update_layout(
                 width=420, showlegend=False, margin=dict(l=20, r=20, t=50, b=20),
@@ -189,24 +191,28 @@ class BoundaryDetective(w.VBox):
         self.disk.observe(self._recompute, "value")
         self.step.observe(self._show, "value")
         super().__init__([w.HBox([self.disk, self.step]), self.info, self.fig])
+        self.busy = fit_screen(self)
         self._recompute()
+
+    @computing
 
     def _recompute(self, *_):
         self.det, self.truth = _detect(self.disk.value, self.tracks)
         self.static = detective_figure(self.det.steps, self.det.starts, self.truth)
+        with self.fig.batch_update():
+            self.fig.update_layout(self.static.layout.to_plotly_json())
+            self.fig.layout.sliders = []
+        self.step.unobserve(self._show, "value")
         self.step.max = len(self.static.frames)
         self.step.value = 1
+        self.step.observe(self._show, "value")
         self._show()
 
     def _show(self, *_):
         i = self.step.value - 1
         frame = self.static.frames[i]
         with self.fig.batch_update():
-            self.fig.data = []
-            for tr in frame.data:
-                self.fig.add_trace(tr)
-            self.fig.update_layout(self.static.layout.to_plotly_json())
-            self.fig.layout.sliders = []
+            set_traces(self.fig, frame.data)
             self.fig.update_layout(frame.layout)
         d = self.det
         self.info.value = (f"{d.tracks} tracks found with {d.probes} timed reads "
