@@ -75,8 +75,8 @@ print(_json.dumps([{"title": f.layout.title.text,
 '''
 
 PAGE_DIGEST = r'''(node) => {
-  const flat = (v) => (v === null || v === undefined) ? [] :
-    (typeof v === 'string' || typeof v[Symbol.iterator] !== 'function') ? [v] :
+  const flat = (v) => (v === null || v === undefined || typeof v === 'string'
+    || typeof v[Symbol.iterator] !== 'function') ? [v] :
     Array.from(v).flatMap(flat);
   const dig = (v) => {
     if (v === undefined || v === null) return null;
@@ -130,9 +130,9 @@ def _describe(ctrl) -> str:
     return ctrl.evaluate("""(e) => {
         const w = e.closest('.widget-inline-hbox, .widget-toggle-buttons, .widget-checkbox, '
                             + '.widget-select-multiple, .widget-text, .jupyter-widgets');
-        const label = w && w.querySelector('.widget-label');
-        return (label && label.textContent.trim()) || e.getAttribute('aria-label')
-          || e.tagName.toLowerCase(); }""")
+        const texts = w ? Array.from(w.querySelectorAll('.widget-label, .widget-label-basic'))
+          .map(l => l.textContent.replace(/\u200b/g, '').trim()).filter(t => t) : [];
+        return texts[0] || e.getAttribute('aria-label') || e.tagName.toLowerCase(); }""")
 
 
 def _act(page, ctrl) -> str | None:
@@ -180,18 +180,19 @@ def _act(page, ctrl) -> str | None:
     return "+1"
 
 
-def _settle(lab: LabPage, t0: float, timeout_s: float = 120) -> float | None:
-    """Wait until the kernel is idle and no plot has changed for SETTLE_MS; return the time
-    (ms, page clock) from the user's input event (or ``t0``) to the last change of a plot, or
-    None if no plot changed."""
+def _settle(lab: LabPage, t0: float, timeout_s: float = 120) -> tuple[float | None, float | None]:
+    """Wait until the kernel is idle and no plot has changed for SETTLE_MS; return the times
+    (ms, page clock) from the user's input event (or ``t0``) to the last change of a plot and
+    to the busy indicator's appearance (None: no plot changed, no indicator shown)."""
     end = time.monotonic() + timeout_s
     while time.monotonic() < end:
         lab.page.wait_for_timeout(100)
-        now, last, start = lab.page.evaluate(
-            "() => [performance.now(), window.__lastPlotChange || 0, window.__t0 || 0]")
+        now, last, start, busy = lab.page.evaluate(
+            "() => [performance.now(), window.__lastPlotChange || 0, window.__t0 || 0,"
+            " window.__firstBusy || 0]")
         t0 = start or t0
         if now - max(t0, last) > SETTLE_MS and lab.kernel_status() == "idle":
-            return last - t0 if last > t0 else None
+            return (last - t0 if last > t0 else None), (busy - t0 if busy > t0 else None)
     raise AssertionError("the explorer did not settle within 120 s")
 
 
@@ -205,10 +206,13 @@ WATCH = """(node) => {
                                 true);
   }
   if (window.__obs) window.__obs.disconnect();
+  window.__firstBusy = 0;
   window.__obs = new MutationObserver((muts) => {
     if (muts.some(m => (m.target.closest ? m.target : m.target.parentElement)
                         ?.closest('.js-plotly-plot')))
       window.__lastPlotChange = performance.now();
+    if (!window.__firstBusy && muts.some(m => (m.target.textContent || '').includes('computing')))
+      window.__firstBusy = performance.now();
   });
   window.__obs.observe(node, {subtree: true, childList: true, attributes: true,
                               characterData: true});
@@ -295,10 +299,10 @@ def test_every_explorer_shows_the_kernels_figure_after_every_control(browser, la
                 t0 = page.page.evaluate("() => performance.now()")
                 did = _act(page.page, ctrl)
                 if did is None:
-                    rows.append((call, name, "(disabled or single option)", None))
+                    rows.append((call, name, "(disabled or single option)", None, None))
                     continue
-                ms = _settle(page, t0)
-                rows.append((call, name, did, ms))
+                ms, busy_ms = _settle(page, t0)
+                rows.append((call, name, did, ms, busy_ms))
                 shown = page.page.evaluate(PAGE_DIGEST, node)
                 kernel = page.kernel_json(KERNEL_DIGEST % info["count"])
                 where = _diff(shown, kernel)
@@ -321,8 +325,11 @@ def _write_report(rows, sizes, kernel_path) -> None:
              "first display (ms) |", "|---|---|---:|---:|---:|"]
     lines += [f"| {c} | `{call}` | {sent:,} | {state:,} | {ms:.0f} |"
               for c, call, sent, state, ms in sizes]
-    lines += ["", "| explorer | control | action | to last redraw (ms) |", "|---|---|---|---:|"]
-    lines += [f"| `{call}` | {name} | {did} | "
-              f"{'no redraw' if ms is None else f'{ms:.0f}'} |" for call, name, did, ms in rows]
+    load = os.getloadavg()[0]
+    lines += ["", f"Load average at the end: {load:.1f} on {os.cpu_count()} CPUs.", "",
+              "| explorer | control | action | to last redraw (ms) | busy indicator shown (ms) |",
+              "|---|---|---|---:|---:|"]
+    lines += [f"| `{call}` | {name} | {did} | {'no redraw' if ms is None else f'{ms:.0f}'} | "
+              f"{'-' if busy is None else f'{busy:.0f}'} |" for call, name, did, ms, busy in rows]
     name = os.environ.get("DISKLAB_MEASURE_NAME", "explorers_lab")
     (ARTIFACTS / f"{name}.md").write_text("\n".join(lines) + "\n")

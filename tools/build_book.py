@@ -35,6 +35,10 @@ def main() -> int:
     url, source = repo_url.resolve(root)
     config = repo_url.configured(root)
     config["repository"]["url"] = url
+    # jupyter-book resolves local extensions against the config file's folder: make them absolute
+    ext = config.get("sphinx", {}).get("local_extensions") or {}
+    for name, path in ext.items():
+        ext[name] = str((root / path).resolve())
     (root / "_build").mkdir(exist_ok=True)
     built_config = root / "_build" / "_config.yml"
     built_config.write_text(yaml.safe_dump(config, sort_keys=False))

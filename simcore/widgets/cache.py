@@ -54,7 +54,6 @@ class CacheExplorer(w.VBox):
                            adaptive=self.adaptive.value, max_segments=32)
 
     @computing
-
     def _redraw(self, *_):
         cfg = self.config()
         self.hit_rate, self.mb_s = [], []

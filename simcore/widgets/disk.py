@@ -51,7 +51,6 @@ class AnatomyExplorer(w.VBox):
         return min(cap - 1, int(cap * self.position.value / 100.0))
 
     @computing
-
     def _redraw(self, *_):
         self.mech = Mechanism(load_disk(self.disk.value))
         layout, lba = self.mech.layout, self.lba
@@ -95,7 +94,6 @@ class PositioningExplorer(w.VBox):
         self._redraw()
 
     @computing
-
     def _redraw(self, change=None):
         if change is None or change.get("owner") is self.disk:
             prof = load_disk(self.disk.value)

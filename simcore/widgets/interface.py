@@ -49,7 +49,6 @@ class InterfaceExplorer(w.VBox):
         return Port.of(self.mode.value, multcount=self.multcount.value, io32=self.io32.value)
 
     @computing
-
     def _redraw(self, *_):
         port = self.port
         self.request = host_io.one_request(self.disk, port, kib=self.kib.value, op=self.op.value,

@@ -50,7 +50,6 @@ class AnticipationExplorer(w.VBox):
         return {}
 
     @computing
-
     def _redraw(self, *_):
         self.run = timeline(self.elevator.value, readers=self.readers.value,
                             think_ms=self.think.value, device=self.device.value,
@@ -90,7 +89,6 @@ class DeadlineExplorer(w.VBox):
         self._redraw()
 
     @computing
-
     def _redraw(self, *_):
         self.events = deadline_trace(self.fifo_batch.value, self.writes_starved.value,
                                      self.read_expire.value, elevator=self.elevator)

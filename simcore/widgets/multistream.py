@@ -83,7 +83,6 @@ class DispatchExplorer(w.VBox):
             return str(exc)
 
     @computing
-
     def _redraw(self, *_):
         host = self.host()
         self.r.disabled = self.m.disabled = self.n.disabled = self.scheme.value != "dispatch set"
@@ -137,6 +136,7 @@ class SegmentsExplorer(w.VBox):
         self.figure = FigureWidget()
         style_cliff(self.figure)
         self._none: dict[int, list[float]] = {}
+        self._seen: dict[tuple[int, int, bool], list[float]] = {}  # a setting seen is instant
         for c in (self.segments, self.size, self.read_ahead):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.segments, self.size, self.read_ahead]), self.figure,
@@ -154,13 +154,15 @@ class SegmentsExplorer(w.VBox):
         return out
 
     @computing
-
     def _redraw(self, *_):
         n, kib = self.segments.value, self.size.value * 1024
         seg_kib = kib / n
         if kib not in self._none:
             self._none[kib] = self._curve(disksim_cache(n, seg_kib, False))
-        ra = self._curve(disksim_cache(n, seg_kib, self.read_ahead.value))
+        key = (n, kib, self.read_ahead.value)
+        if key not in self._seen:
+            self._seen[key] = self._curve(disksim_cache(n, seg_kib, self.read_ahead.value))
+        ra = self._seen[key]
         self.mb_s = ra
         seg = {"streams": list(self.STREAMS), "segment_counts": [n],
                "read_ahead": {str(n): ra}, "no_read_ahead": self._none[kib]}

@@ -64,7 +64,6 @@ class ZoneExplorer(w.VBox):
         return pl.ALIS(spacing=x, zone_fraction=self.fraction.value)
 
     @computing
-
     def _redraw(self, *_):
         name = self.workload.value
         wl = exp.workload(name, quick=True)

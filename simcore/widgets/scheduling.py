@@ -48,7 +48,6 @@ class SchedulerRace(w.VBox):
         self._redraw()
 
     @computing
-
     def _redraw(self, *_):
         chosen = list(self.policies.value) or ["fcfs"]
         self.mech = Mechanism(load_disk(self.disk.value))

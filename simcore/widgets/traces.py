@@ -74,7 +74,6 @@ class TraceExplorer(w.VBox):
         return self._cache[name]
 
     @computing
-
     def _redraw(self, *_):
         wl = self.workload
         one = {self.source.value: wl}

@@ -39,6 +39,12 @@ from .figure import FigureWidget, computing, fit_screen, set_traces
 
 DISKS = ["atlas10k2", "atlas10k", "ultrastar18es", "cheetahx15"]
 
+@lru_cache(maxsize=32)
+def _curve(disk: str, tworeq: bool, bus: str, n: int):
+    """One efficiency curve per setting, computed once (a setting seen again is instant)."""
+    return efficiency_curve(disk, tworeq, bus, n)
+
+
 class EfficiencyExplorer(w.VBox):
     """Efficiency against request size: pick a disk, onereq/tworeq and the bus model."""
 
@@ -63,11 +69,10 @@ class EfficiencyExplorer(w.VBox):
         self._recompute()
 
     @computing
-
     def _recompute(self, *_):
         mech = mechanism(self.disk.value)
         self.spt = mech.layout.sectors_per_track(0)
-        self.sizes, self.aligned, self.unaligned = efficiency_curve(
+        self.sizes, self.aligned, self.unaligned = _curve(
             self.disk.value, self.mode.value == "tworeq", self.bus.value, self.n)
         kib = [s / 2 for s in self.sizes]
         with self.fig.batch_update():
@@ -132,7 +137,6 @@ class ZeroLatencyExplorer(w.VBox):
         self._redraw()
 
     @computing
-
     def _redraw(self, *_):
         zl = self.firmware.value == "zero-latency"
         mech = self.mechs[zl]
@@ -195,7 +199,6 @@ class BoundaryDetective(w.VBox):
         self._recompute()
 
     @computing
-
     def _recompute(self, *_):
         self.det, self.truth = _detect(self.disk.value, self.tracks)
         self.static = detective_figure(self.det.steps, self.det.starts, self.truth)
