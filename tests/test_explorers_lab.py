@@ -69,7 +69,7 @@ def _dig(v):
             and _math.isfinite(float(x))]
     return [len(items), sum(nums) if nums else None]
 print(_json.dumps([{"title": f.layout.title.text,
-                    "traces": [[t.name] + [_dig(getattr(t, k, None)) if k in t else None
+                    "traces": [[t.to_plotly_json().get("name")] + [_dig(getattr(t, k, None)) if k in t else None
                                           for k in ("x", "y", "r", "theta", "z")]
                                for t in f.data]} for f in _figs(Out[%d])]))
 '''
@@ -86,8 +86,7 @@ PAGE_DIGEST = r'''(node) => {
   };
   return Array.from(node.querySelectorAll('.js-plotly-plot')).map(gd => ({
     title: gd.layout && gd.layout.title ? (gd.layout.title.text ?? null) : null,
-    traces: (gd.data || []).map((t, i) => [t.name ?? (gd._fullData && gd._fullData[i]
-      ? gd._fullData[i].name ?? null : null),
+    traces: (gd.data || []).map(t => [t.name ?? null,
       ...['x', 'y', 'r', 'theta', 'z'].map(k => k in t ? dig(t[k]) : null)]),
   }));
 }'''
