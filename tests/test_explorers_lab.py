@@ -51,7 +51,7 @@ def explorer_cells() -> list[tuple[str, str]]:
 
 
 KERNEL_DIGEST = r'''
-import json as _json, math as _math, numbers as _numbers
+import json as _json, math as _math, numbers as _numbers, re as _re
 from plotly.basewidget import BaseFigureWidget as _BFW
 def _figs(x):
     if isinstance(x, _BFW):
@@ -61,6 +61,8 @@ def _flat(v):
     if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
         return [v]
     return [y for x in v for y in _flat(x)]
+def _name(n):
+    return None if n is None or _re.fullmatch(r"trace \d+", n) else n
 def _dig(v):
     if v is None:
         return None
@@ -69,7 +71,7 @@ def _dig(v):
             and _math.isfinite(float(x))]
     return [len(items), sum(nums) if nums else None]
 print(_json.dumps([{"title": f.layout.title.text,
-                    "traces": [[t.to_plotly_json().get("name")] + [_dig(getattr(t, k, None)) if k in t else None
+                    "traces": [[_name(t.name)] + [_dig(getattr(t, k, None)) if k in t else None
                                           for k in ("x", "y", "r", "theta", "z")]
                                for t in f.data]} for f in _figs(Out[%d])]))
 '''
@@ -84,9 +86,13 @@ PAGE_DIGEST = r'''(node) => {
     const nums = items.filter(x => typeof x === 'number' && isFinite(x));
     return [items.length, nums.length ? nums.reduce((a, b) => a + b, 0) : null];
   };
+  // a trace's effective name; plotly's own "trace N" means unnamed (the kernel learns those
+  // defaults back from the page, and drops a set name equal to its default)
+  const name = (n) => (n === undefined || n === null || /^trace \d+$/.test(n)) ? null : n;
   return Array.from(node.querySelectorAll('.js-plotly-plot')).map(gd => ({
     title: gd.layout && gd.layout.title ? (gd.layout.title.text ?? null) : null,
-    traces: (gd.data || []).map(t => [t.name ?? null,
+    traces: (gd.data || []).map((t, i) => [name(t.name ?? (gd._fullData && gd._fullData[i]
+      ? gd._fullData[i].name : null)),
       ...['x', 'y', 'r', 'theta', 'z'].map(k => k in t ? dig(t[k]) : null)]),
   }));
 }'''
