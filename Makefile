@@ -10,6 +10,7 @@ JOBS ?= 2
 
 help:
 	@echo "make book     set up .venv and build the HTML book into _build/html"
+	@echo "              (REPO_URL=https://github.com/ORG/REPO: where launch buttons point)"
 	@echo "make test     set up .venv, lint, build the book, run unit, notebook and browser tests"
 	@echo "make lab      open the labs in JupyterLab"
 	@echo "make student  write student versions of the labs into labs/student/"
@@ -29,8 +30,11 @@ setup: $(STAMP)
 book/_static/plotly.min.js book/_static/mathjax/MathJax.js &: $(STAMP)
 	$(PY) tools/book_assets.py book/_static
 
+# REPO_URL: the repository the launch buttons and README badge point at (a fork or a course sets
+# it here once; default: the origin remote, else _config.yml; see tools/repo_url.py)
+REPO_URL ?=
 book: $(STAMP) book/_static/plotly.min.js book/_static/mathjax/MathJax.js
-	$(PY) tools/build_book.py
+	REPO_URL="$(REPO_URL)" $(PY) tools/build_book.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -41,8 +45,12 @@ unit: $(STAMP)
 test: $(STAMP) lint book
 	$(VENV)/bin/pytest tests labs --ignore=labs/student --nbval-lax --nbval-current-env -p no:cacheprovider
 
+# The repository root, as on Binder, opened at labs/ (the student versions); chapters open as
+# notebooks and explorers load plotly.js once per page (tools/lab_setup.py, jupyter-config/).
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab labs/
+	$(PY) tools/lab_setup.py
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/labs \
+	  $(if $(filter 0,$(shell id -u)),--allow-root)
 
 student: $(STAMP)
 	$(PY) -m simcore student labs --out labs/student

@@ -5,6 +5,10 @@ First runs every experiment in full mode once, into the results cache
 chapters and the status page read it, and so do the tests that ``make test`` runs after the
 build, so the numbers the reader sees are the numbers that are tested, computed once.
 
+The launch buttons point at the repository chosen by ``tools/repo_url.py`` (``REPO_URL``, else
+the origin remote, else ``_config.yml``): the build writes ``_build/_config.yml`` with that URL
+and builds with it, and rewrites the README's Binder badge to match.
+
 Sets ``DISKLAB_BOOK=1`` so :func:`simcore.viz.show` emits figures as HTML that
 uses the book's own plotly.js (rendering offline), then scans the build log,
 because a chapter whose execution fails must fail the build.
@@ -19,6 +23,11 @@ import sys
 import time
 from pathlib import Path
 
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import repo_url
+
 BAD = ("Executing notebook failed", "execution failed", "CellExecutionError",
        "nb_execution_raise_on_error", "Traceback (most recent call last)")
 
@@ -28,6 +37,19 @@ def main() -> int:
     env = dict(os.environ, DISKLAB_BOOK="1", PYTHONHASHSEED="0")
     jb = Path(sys.executable).with_name("jupyter-book")
     shutil.rmtree(root / "_build" / "html", ignore_errors=True)  # no stale pages survive
+    url, source = repo_url.resolve(root)
+    config = repo_url.configured(root)
+    config["repository"]["url"] = url
+    # jupyter-book resolves local extensions against the config file's folder: make them absolute
+    ext = config.get("sphinx", {}).get("local_extensions") or {}
+    for name, path in ext.items():
+        ext[name] = str((root / path).resolve())
+    (root / "_build").mkdir(exist_ok=True)
+    built_config = root / "_build" / "_config.yml"
+    built_config.write_text(yaml.safe_dump(config, sort_keys=False))
+    print(f"launch buttons and README badge: {url} (from {source})")
+    if repo_url.update_readme(url, config["repository"].get("branch", "main"), root / "README.md"):
+        print("README.md: the Binder badge now points there (commit it)")
     t0 = time.time()
     fill = subprocess.run([sys.executable, "-m", "simcore", "reproduce", "--fill-cache"], cwd=root,
                           env=env, capture_output=True, text=True)
@@ -38,7 +60,8 @@ def main() -> int:
         return 1
     print(f"experiments' full runs ready in {time.time() - t0:.0f} s")
     # --all: simcore may have changed even where a chapter did not, so re-execute every page
-    proc = subprocess.run([str(jb), "build", str(root), "--all", "--builder", "html"], cwd=root, env=env,
+    proc = subprocess.run([str(jb), "build", str(root), "--all", "--builder", "html",
+                           "--config", str(built_config)], cwd=root, env=env,
                           capture_output=True, text=True)
     log = proc.stdout + proc.stderr
     (root / "_build").mkdir(exist_ok=True)

@@ -11,3 +11,8 @@ from .check import Verdict, check, self_check, variant_seed
 from .variants import pick, variant_rng
 
 __all__ = ["Verdict", "check", "pick", "self_check", "variant_rng", "variant_seed"]
+
+# lab figures drawn by hand get the book's look (plotly's default template becomes "disklab")
+from ..viz.theme import use_theme as _use_theme
+
+_use_theme()

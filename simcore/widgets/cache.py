@@ -18,6 +18,7 @@ from ..engine import run
 from ..experiments.interface import _streams_workload
 from ..profiles import load_disk
 from ..viz.theme import COLORS, apply_theme
+from .figure import FigureWidget, computing, fit_screen, set_traces
 
 STREAMS = [1, 2, 3, 4, 6, 8, 12, 16]
 
@@ -36,12 +37,13 @@ class CacheExplorer(w.VBox):
         self.protect = w.Checkbox(value=True, description="protect a segment of read-ahead")
         self.adaptive = w.Checkbox(value=False, description="adaptive segments")
         self.info = w.HTML()
-        self.figure = go.FigureWidget()
+        self.figure = FigureWidget()
         apply_theme(self.figure, height=380)
         for c in (self.segments, self.size, self.policy, self.protect, self.adaptive):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.segments, self.size, self.policy]),
                           w.HBox([self.protect, self.adaptive]), self.figure, self.info])
+        self.busy = fit_screen(self)
         self._redraw()
 
     def config(self) -> CacheConfig:
@@ -51,6 +53,7 @@ class CacheExplorer(w.VBox):
                            min_read_ahead_kib=max(0, size - 16) if self.protect.value else 0,
                            adaptive=self.adaptive.value, max_segments=32)
 
+    @computing
     def _redraw(self, *_):
         cfg = self.config()
         self.hit_rate, self.mb_s = [], []
@@ -60,19 +63,17 @@ class CacheExplorer(w.VBox):
             self.hit_rate.append(sum(r.cache_hit for r in res.records) / len(res.records))
             self.mb_s.append(res.summary()["throughput_mb_s"])
         with self.figure.batch_update():
-            self.figure.data = []
-            self.figure.add_trace(go.Scatter(x=STREAMS, y=self.hit_rate, name="hit rate",
-                                             mode="lines+markers",
-                                             line=dict(color=COLORS[2], width=3)))
-            self.figure.add_trace(go.Scatter(x=STREAMS, y=self.mb_s, name="MB/s", yaxis="y2",
-                                             mode="lines+markers",
-                                             line=dict(color=COLORS[0], width=3)))
+            set_traces(self.figure, [
+                go.Scatter(x=STREAMS, y=self.hit_rate, name="hit rate", mode="lines+markers",
+                           line=dict(color=COLORS[2], width=3)),
+                go.Scatter(x=STREAMS, y=self.mb_s, name="MB/s", yaxis="y2", mode="lines+markers",
+                           line=dict(color=COLORS[0], width=3))])
             seg = self.segments.value
             self.figure.layout.shapes = [dict(type="line", x0=seg, x1=seg, y0=0, y1=1,
                                               yref="paper", line=dict(color="black",
                                                                       dash="dot"))]
             self.figure.update_layout(
-                title=f"{seg} x {self.size.value} KiB, read-ahead '{self.policy.value}'",
+                title_text=f"{seg} x {self.size.value} KiB, read-ahead '{self.policy.value}'",
                 xaxis=dict(title="sequential streams (16 KiB reads)"),
                 yaxis=dict(title="hit rate", range=[-0.02, 1.02]),
                 yaxis2=dict(title="MB/s", overlaying="y", side="right", rangemode="tozero",

@@ -23,6 +23,7 @@ from ..viz.disk import (
     zone_bandwidth_traces,
 )
 from ..viz.theme import apply_theme
+from .figure import FigureWidget, computing, fit_screen, set_traces
 
 _REAL = [d for d in list_disks() if d != "toy"]
 
@@ -35,12 +36,13 @@ class AnatomyExplorer(w.VBox):
         self.position = w.FloatSlider(value=0.0, min=0.0, max=100.0, step=0.5,
                                       description="LBA at %", continuous_update=False)
         self.info = w.HTML()
-        self.platter = go.FigureWidget()
-        self.zones = go.FigureWidget()
+        self.platter = FigureWidget()
+        self.zones = FigureWidget()
         self.disk.observe(self._redraw, "value")
         self.position.observe(self._redraw, "value")
         super().__init__([w.HBox([self.disk, self.position]), self.info,
                           w.HBox([self.platter, self.zones])])
+        self.busy = fit_screen(self)
         self._redraw()
 
     @property
@@ -48,26 +50,23 @@ class AnatomyExplorer(w.VBox):
         cap = self.mech.layout.capacity
         return min(cap - 1, int(cap * self.position.value / 100.0))
 
+    @computing
     def _redraw(self, *_):
         self.mech = Mechanism(load_disk(self.disk.value))
         layout, lba = self.mech.layout, self.lba
         a = layout.locate(lba)
         with self.platter.batch_update():
-            self.platter.data = []
-            for tr in platter_traces(layout, lba):
-                self.platter.add_trace(tr)
+            set_traces(self.platter, platter_traces(layout, lba))
             style_platter(self.platter)
             self.platter.update_layout(width=460)
         with self.zones.batch_update():
-            self.zones.data = []
-            for tr in zone_bandwidth_traces(layout):
-                self.zones.add_trace(tr)
             x = lba * 512 / 1e9
-            self.zones.add_trace(go.Scatter(x=[x], y=[layout.media_rate_mb_s(a.zone)],
-                                            mode="markers", name=f"LBA {lba:,}",
-                                            marker=dict(size=12, color="#d1495b")))
+            set_traces(self.zones, [*zone_bandwidth_traces(layout),
+                                    go.Scatter(x=[x], y=[layout.media_rate_mb_s(a.zone)],
+                                               mode="markers", name=f"LBA {lba:,}",
+                                               marker=dict(size=12, color="#d1495b"))])
             apply_theme(self.zones)
-            self.zones.update_layout(width=520, title="media rate across the disk")
+            self.zones.update_layout(width=520, title_text="media rate across the disk")
             self.zones.update_xaxes(title="GB from LBA 0")
             self.zones.update_yaxes(title="MB/s", rangemode="tozero")
         self.info.value = (f"LBA <b>{lba:,}</b> is on cylinder <b>{a.cylinder}</b>, surface "
@@ -85,14 +84,16 @@ class PositioningExplorer(w.VBox):
                                     continuous_update=False)
         self.size_kib = w.SelectionSlider(options=[4, 16, 64, 256, 1024], value=64,
                                           description="KiB", continuous_update=False)
-        self.curve = go.FigureWidget()
-        self.breakdown = go.FigureWidget()
+        self.curve = FigureWidget()
+        self.breakdown = FigureWidget()
         for control in (self.disk, self.distance, self.size_kib):
             control.observe(self._redraw, "value")
         super().__init__([w.HBox([self.disk, self.distance, self.size_kib]),
                           w.HBox([self.curve, self.breakdown])])
+        self.busy = fit_screen(self)
         self._redraw()
 
+    @computing
     def _redraw(self, change=None):
         if change is None or change.get("owner") is self.disk:
             prof = load_disk(self.disk.value)
@@ -104,14 +105,12 @@ class PositioningExplorer(w.VBox):
         d = min(self.distance.value, self.mech.layout.cylinders - 1)
         p = self.physics.phases(d)
         with self.curve.batch_update():
-            self.curve.data = []
-            for tr in seek_curve_traces(self.mech, name="the drive's curve"):
-                self.curve.add_trace(tr)
-            self.curve.add_trace(go.Scatter(x=[d], y=[self.mech.seek.seek_ms(d)], mode="markers",
-                                            name=f"{d} cylinders",
-                                            marker=dict(size=12, color="#d1495b")))
+            set_traces(self.curve, [
+                *seek_curve_traces(self.mech, name="the drive's curve"),
+                go.Scatter(x=[d], y=[self.mech.seek.seek_ms(d)], mode="markers",
+                           name=f"{d} cylinders", marker=dict(size=12, color="#d1495b"))])
             apply_theme(self.curve)
-            self.curve.update_layout(width=520, title=(
+            self.curve.update_layout(width=520, title_text=(
                 f"accelerate {p.accelerate_ms:.2f} + coast {p.coast_ms:.2f} + decelerate "
                 f"{p.decelerate_ms:.2f} + settle {p.settle_ms:.2f} ms"))
             self.curve.update_xaxes(title="seek distance (cylinders)")
@@ -129,15 +128,13 @@ class PositioningExplorer(w.VBox):
             head = HeadState(acc.cylinder, acc.surface)
             t = acc.end_ms
         with self.breakdown.batch_update():
-            self.breakdown.data = []
             colors = {"seek": "#d1495b", "rotation": "#edae49", "transfer": "#2e933c",
                       "interface": "#00798c"}
-            for k, v in parts.items():
-                self.breakdown.add_trace(go.Bar(x=[f"{self.size_kib.value} KiB"], y=[v], name=k,
-                                                marker_color=colors[k]))
+            set_traces(self.breakdown, [go.Bar(x=[f"{self.size_kib.value} KiB"], y=[v], name=k,
+                                               marker_color=colors[k]) for k, v in parts.items()])
             apply_theme(self.breakdown)
             self.breakdown.update_layout(barmode="stack", width=360,
-                                         title="random reads: mean time (ms)")
+                                         title_text="random reads: mean time (ms)")
         self.parts = parts
 
 

@@ -10,12 +10,12 @@ from the simulator (:mod:`simcore.host_io`). Open it in JupyterLab or Binder::
 from __future__ import annotations
 
 import ipywidgets as w
-import plotly.graph_objects as go
 
 from .. import host_io
 from ..interface import Port, mode
 from ..viz.interface import style_timeline, timeline_traces
 from ..viz.theme import apply_theme
+from .figure import FigureWidget, computing, fit_screen, set_traces
 
 MODES = ["pio0", "pio1", "pio2", "pio3", "pio4", "mwdma0", "mwdma1", "mwdma2", "udma0",
          "udma1", "udma2", "udma4", "udma5"]
@@ -35,18 +35,20 @@ class InterfaceExplorer(w.VBox):
                                      description="KiB", continuous_update=False)
         self.op = w.ToggleButtons(options=[("read", "R"), ("write", "W")], value="R")
         self.info = w.HTML()
-        self.timeline = go.FigureWidget()
+        self.timeline = FigureWidget()
         apply_theme(self.timeline, height=340)
         for c in (self.mode, self.multcount, self.io32, self.kib, self.op):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.mode, self.multcount, self.io32]),
                           w.HBox([self.kib, self.op]), self.timeline, self.info])
+        self.busy = fit_screen(self)
         self._redraw()
 
     @property
     def port(self) -> Port:
         return Port.of(self.mode.value, multcount=self.multcount.value, io32=self.io32.value)
 
+    @computing
     def _redraw(self, *_):
         port = self.port
         self.request = host_io.one_request(self.disk, port, kib=self.kib.value, op=self.op.value,
@@ -54,9 +56,7 @@ class InterfaceExplorer(w.VBox):
         self.rate = host_io.hdparm_t(self.disk, port, size_mib=2, hog=True)
         traces = timeline_traces(self.request)
         with self.timeline.batch_update():
-            self.timeline.data = []
-            for tr in traces:
-                self.timeline.add_trace(tr)
+            set_traces(self.timeline, traces)
             style_timeline(self.timeline, f"one {self.kib.value} KiB "
                            f"{'read' if self.op.value == 'R' else 'write'} in {port.mode.label}",
                            x_max=self.request.elapsed_ms * 1.02)

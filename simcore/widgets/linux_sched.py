@@ -9,12 +9,12 @@ Open them in JupyterLab or Binder::
 from __future__ import annotations
 
 import ipywidgets as w
-import plotly.graph_objects as go
 
 from ..experiments.linux_schedulers import DEVICES, deadline_trace, timeline
 from ..sched.linux import names
 from ..viz.linux_sched import dispatch_order_traces, style_timeline, timeline_traces
 from ..viz.theme import apply_theme
+from .figure import FigureWidget, computing, fit_screen, set_traces
 
 
 class AnticipationExplorer(w.VBox):
@@ -33,12 +33,13 @@ class AnticipationExplorer(w.VBox):
                                    tooltip="antic_expire (anticipatory) or slice_idle (bfq)")
         self.window = window_ms
         self.info = w.HTML()
-        self.figure = go.FigureWidget()
+        self.figure = FigureWidget()
         for c in (self.elevator, self.device, self.readers, self.think, self.antic):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.elevator, self.device]),
                           w.HBox([self.readers, self.think, self.antic]),
                           self.info, self.figure])
+        self.busy = fit_screen(self)
         self._redraw()
 
     def _tunables(self) -> dict:
@@ -48,16 +49,15 @@ class AnticipationExplorer(w.VBox):
             return {"slice_idle": self.antic.value}
         return {}
 
+    @computing
     def _redraw(self, *_):
         self.run = timeline(self.elevator.value, readers=self.readers.value,
                             think_ms=self.think.value, device=self.device.value,
                             **self._tunables())
         labels = {p: f"reader {k + 1}" for k, p in enumerate(self.run["pids"])}
         with self.figure.batch_update():
-            self.figure.data = []
-            for tr in timeline_traces(self.run["events"], self.run["pids"], self.window,
-                                      labels):
-                self.figure.add_trace(tr)
+            set_traces(self.figure, timeline_traces(self.run["events"], self.run["pids"], self.window,
+                                      labels))
             style_timeline(self.figure, f"{self.elevator.value} on {self.device.value}: "
                                         f"the first {self.window:g} ms", self.window)
         st = self.run["stats"]
@@ -80,21 +80,21 @@ class DeadlineExplorer(w.VBox):
         self.read_expire = w.IntSlider(value=500, min=20, max=1000, step=20,
                                        description="read_expire", continuous_update=False)
         self.info = w.HTML()
-        self.figure = go.FigureWidget()
+        self.figure = FigureWidget()
         for c in (self.fifo_batch, self.writes_starved, self.read_expire):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.fifo_batch, self.writes_starved, self.read_expire]),
                           self.info, self.figure])
+        self.busy = fit_screen(self)
         self._redraw()
 
+    @computing
     def _redraw(self, *_):
         self.events = deadline_trace(self.fifo_batch.value, self.writes_starved.value,
                                      self.read_expire.value, elevator=self.elevator)
         with self.figure.batch_update():
-            self.figure.data = []
-            for tr in dispatch_order_traces(self.events):
-                self.figure.add_trace(tr)
-            self.figure.update_layout(title="deadline's dispatches: time against sector")
+            set_traces(self.figure, dispatch_order_traces(self.events))
+            self.figure.update_layout(title_text="deadline's dispatches: time against sector")
             self.figure.update_xaxes(title="time (ms)")
             self.figure.update_yaxes(title="sector")
             apply_theme(self.figure, height=420)

@@ -12,7 +12,6 @@ that a change answers in a second or a few. Open them in JupyterLab or Binder::
 from __future__ import annotations
 
 import ipywidgets as w
-import plotly.graph_objects as go
 
 from ..access import Mechanism
 from ..cache import CacheConfig
@@ -22,6 +21,7 @@ from ..host_readahead import ReadaheadConfig
 from ..multistream import run_streams
 from ..profiles import load_disk
 from ..viz.multistream import cliff_traces, style_cliff, style_timeline, timeline_traces
+from .figure import FigureWidget, computing, fit_screen, set_traces
 
 __all__ = ["DispatchExplorer", "SegmentsExplorer", "dispatch_explorer", "segments_explorer"]
 
@@ -61,12 +61,13 @@ class DispatchExplorer(w.VBox):
                                     description="read_ahead_kb", continuous_update=False,
                                     style=style, layout=lay)
         self.info = w.HTML()
-        self.figure = go.FigureWidget()
+        self.figure = FigureWidget()
         style_timeline(self.figure, window_ms)
         for c in (self.streams, self.scheme, self.r, self.m, self.n, self.ra):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([w.VBox([self.scheme, self.streams, self.ra]),
                                   w.VBox([self.r, self.m, self.n])]), self.figure, self.info])
+        self.busy = fit_screen(self)
         self._redraw()
 
     def host(self):
@@ -81,6 +82,7 @@ class DispatchExplorer(w.VBox):
         except ValueError as exc:
             return str(exc)
 
+    @computing
     def _redraw(self, *_):
         host = self.host()
         self.r.disabled = self.m.disabled = self.n.disabled = self.scheme.value != "dispatch set"
@@ -97,11 +99,9 @@ class DispatchExplorer(w.VBox):
         log = [(a, b, st, n, hit) for a, b, st, _lba, n, hit in r.disk_log]
         traces = timeline_traces(log, warm, self.window_ms, s)
         with self.figure.batch_update():
-            self.figure.data = []
-            for t in traces:
-                self.figure.add_trace(t)
+            set_traces(self.figure, traces)
             self.figure.update_yaxes(range=[-1, s])
-            self.figure.layout.title = (f"{s} streams, {self.scheme.value}: "
+            self.figure.layout.title.text = (f"{s} streams, {self.scheme.value}: "
                                         f"{r.throughput_mb_s:.1f} MB/s")
         extra = ""
         if isinstance(host, DispatchConfig):
@@ -133,13 +133,15 @@ class SegmentsExplorer(w.VBox):
         self.read_ahead = w.Checkbox(value=read_ahead,
                                      description="read-ahead fills the segment")
         self.info = w.HTML()
-        self.figure = go.FigureWidget()
+        self.figure = FigureWidget()
         style_cliff(self.figure)
         self._none: dict[int, list[float]] = {}
+        self._seen: dict[tuple[int, int, bool], list[float]] = {}  # a setting seen is instant
         for c in (self.segments, self.size, self.read_ahead):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.segments, self.size, self.read_ahead]), self.figure,
                           self.info])
+        self.busy = fit_screen(self)
         self._redraw()
 
     def _curve(self, cache: CacheConfig) -> list[float]:
@@ -151,12 +153,16 @@ class SegmentsExplorer(w.VBox):
             out.append(r.throughput_mb_s)
         return out
 
+    @computing
     def _redraw(self, *_):
         n, kib = self.segments.value, self.size.value * 1024
         seg_kib = kib / n
         if kib not in self._none:
             self._none[kib] = self._curve(disksim_cache(n, seg_kib, False))
-        ra = self._curve(disksim_cache(n, seg_kib, self.read_ahead.value))
+        key = (n, kib, self.read_ahead.value)
+        if key not in self._seen:
+            self._seen[key] = self._curve(disksim_cache(n, seg_kib, self.read_ahead.value))
+        ra = self._seen[key]
         self.mb_s = ra
         seg = {"streams": list(self.STREAMS), "segment_counts": [n],
                "read_ahead": {str(n): ra}, "no_read_ahead": self._none[kib]}
@@ -164,10 +170,8 @@ class SegmentsExplorer(w.VBox):
         if not self.read_ahead.value:
             traces[0].name = f"{n} segments of {seg_kib:g} KiB, no read-ahead"
         with self.figure.batch_update():
-            self.figure.data = []
-            for t in traces:
-                self.figure.add_trace(t)
-            self.figure.layout.title = (f"{self.size.value} MiB buffer in {n} segments of "
+            set_traces(self.figure, traces)
+            self.figure.layout.title.text = (f"{self.size.value} MiB buffer in {n} segments of "
                                         f"{seg_kib:g} KiB")
         self.info.value = ("Each point is a run of the simulator: 64 KiB requests, random "
                            "stream starts, CYCLE-LBN. The dotted line is where streams = "

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 from .. import placement as pl
 from ..experiments import placement as exp
 from ..viz.placement import before_after_figure, seek_histogram_traces, style_seeks
+from .figure import FigureWidget, computing, fit_screen, set_traces
 
 SPACINGS = [10_000, 30_000, 50_000, 100_000, 300_000, 1_000_000, 3_000_000, 10_000_000]
 
@@ -43,8 +44,8 @@ class ZoneExplorer(w.VBox):
                                                   ("FCFS", "fcfs")],
                                          value=scheduler, description="drive")
         self.table = w.HTML()
-        self.seeks = go.FigureWidget(style_seeks(go.Figure()))
-        self.heat = go.FigureWidget()
+        self.seeks = FigureWidget(style_seeks(go.Figure()))
+        self.heat = FigureWidget()
         self._base: dict[tuple[str, str], dict] = {}
         for c in (self.workload, self.technique, self.spacing, self.fraction, self.scheduler):
             c.observe(self._redraw, "value")
@@ -52,6 +53,7 @@ class ZoneExplorer(w.VBox):
                           w.HBox([self.spacing, self.fraction]), self.scheduler, self.table,
                           self.seeks,
                           self.heat])
+        self.busy = fit_screen(self)
         self._redraw()
 
     def _policy(self):
@@ -61,6 +63,7 @@ class ZoneExplorer(w.VBox):
             return pl.Sequential(spacing=x, zone_fraction=self.fraction.value)
         return pl.ALIS(spacing=x, zone_fraction=self.fraction.value)
 
+    @computing
     def _redraw(self, *_):
         name = self.workload.value
         wl = exp.workload(name, quick=True)
@@ -74,17 +77,16 @@ class ZoneExplorer(w.VBox):
         fake = {"seek_edges_cylinders": exp.SEEK_EDGES,
                 "figure": {"detail": {name: {"original": base, policy.name: self.result}}}}
         with self.seeks.batch_update():
-            self.seeks.data = []
-            for tr in seek_histogram_traces(fake, name, ["original", policy.name]):
-                self.seeks.add_trace(tr)
+            set_traces(self.seeks, seek_histogram_traces(fake, name, ["original", policy.name]))
         cap = exp.mechanism().layout.capacity
         placed = pl.rewrite(wl, self._policy(), cap, exp.UNIT_SECTORS, interval)
         fig = before_after_figure(wl, placed.workload, cap, ("original layout", policy.name))
         with self.heat.batch_update():
-            self.heat.data = []
-            self.heat.layout = fig.layout
-            for tr in fig.data:
-                self.heat.add_trace(tr)
+            if not self.heat.data:
+                self.heat.layout = fig.layout
+            else:
+                self.heat.update_layout(fig.layout.to_plotly_json(), overwrite=True)
+            set_traces(self.heat, fig.data)
         b, r = base["mean_response_ms"], self.result["mean_response_ms"]
         self.improvement = 100.0 * (b - r) / b
         self.table.value = (

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import ipywidgets as w
 import numpy as np
-import plotly.graph_objects as go
 
 from ..access import Mechanism
 from ..experiments.seltzer import race
 from ..profiles import load_disk
 from ..sched import names
 from ..viz.scheduling import race_cdf_traces, race_path_traces, style_race_cdf, style_race_paths
+from .figure import FigureWidget, computing, fit_screen, set_traces
 
 DISKS = ["fujitsu_eagle", "hpc2247", "ultrastar18es", "atlas10k", "cheetahx15"]
 
@@ -37,15 +37,17 @@ class SchedulerRace(w.VBox):
                              continuous_update=False)
         self.seed = w.IntText(value=0, description="seed", layout=w.Layout(width="160px"))
         self.table = w.HTML()
-        self.paths = go.FigureWidget()
-        self.cdf = go.FigureWidget()
+        self.paths = FigureWidget()
+        self.cdf = FigureWidget()
         for c in (self.policies, self.disk, self.rate, self.n, self.seed):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.policies, w.VBox([self.disk, self.rate, self.n,
                                                           self.seed])]),
                           w.HBox([self.paths, self.cdf]), self.table])
+        self.busy = fit_screen(self)
         self._redraw()
 
+    @computing
     def _redraw(self, *_):
         chosen = list(self.policies.value) or ["fcfs"]
         self.mech = Mechanism(load_disk(self.disk.value))
@@ -55,17 +57,13 @@ class SchedulerRace(w.VBox):
                     1000.0)
         cyl = self.mech.layout.cylinder_of
         with self.paths.batch_update():
-            self.paths.data = []
-            for tr in race_path_traces(self.results, cyl, until):
-                self.paths.add_trace(tr)
+            set_traces(self.paths, race_path_traces(self.results, cyl, until))
             style_race_paths(self.paths, list(self.results), self.mech.layout.cylinders, until)
-            self.paths.update_layout(title=f"the arm, first {until:.0f} ms", width=560)
+            self.paths.update_layout(title_text=f"the arm, first {until:.0f} ms", width=560)
         with self.cdf.batch_update():
-            self.cdf.data = []
-            for tr in race_cdf_traces(self.results):
-                self.cdf.add_trace(tr)
+            set_traces(self.cdf, race_cdf_traces(self.results))
             style_race_cdf(self.cdf)
-            self.cdf.update_layout(title=f"{self.n.value} requests at {self.rate.value:g}/s, "
+            self.cdf.update_layout(title_text=f"{self.n.value} requests at {self.rate.value:g}/s, "
                                          f"{self.mech.profile.name}", width=480)
         rows = "".join(
             f"<tr><td>{name}</td><td>{np.mean([r.finish_ms - r.start_ms for r in recs]):.1f}"

@@ -27,6 +27,7 @@ from ..viz.traces import (
     style_sizes,
 )
 from ..workloads_synth import database_like, email_like
+from .figure import FigureWidget, computing, fit_screen, set_traces
 
 CAP = 80_418_240
 
@@ -55,13 +56,14 @@ class TraceExplorer(w.VBox):
         self.gap = w.FloatLogSlider(value=10.0, base=10, min=0, max=1.7, step=0.05,
                                     description="burst gap ms", continuous_update=False)
         self.table = w.HTML()
-        self.arrivals = go.FigureWidget(style_interarrival(go.Figure()))
-        self.bursts = go.FigureWidget(style_bursts(go.Figure()))
-        self.sizes = go.FigureWidget(style_sizes(go.Figure()))
+        self.arrivals = FigureWidget(style_interarrival(go.Figure()))
+        self.bursts = FigureWidget(style_bursts(go.Figure()))
+        self.sizes = FigureWidget(style_sizes(go.Figure()))
         for c in (self.source, self.op, self.gap):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.source, self.op]), self.gap, self.table,
                           w.HBox([self.arrivals, self.bursts]), self.sizes])
+        self.busy = fit_screen(self)
         self._redraw()
 
     @property
@@ -71,22 +73,17 @@ class TraceExplorer(w.VBox):
             self._cache[name] = self._make[name]()
         return self._cache[name]
 
+    @computing
     def _redraw(self, *_):
         wl = self.workload
         one = {self.source.value: wl}
         with self.arrivals.batch_update():
-            self.arrivals.data = []
-            for tr in interarrival_cdf_traces(one, self.op.value):
-                self.arrivals.add_trace(tr)
+            set_traces(self.arrivals, interarrival_cdf_traces(one, self.op.value))
         with self.bursts.batch_update():
-            self.bursts.data = []
-            for tr in burst_cdf_traces(one, self.gap.value):
-                self.bursts.add_trace(tr)
+            set_traces(self.bursts, burst_cdf_traces(one, self.gap.value))
             style_bursts(self.bursts, self.gap.value)
         with self.sizes.batch_update():
-            self.sizes.data = []
-            for tr in size_histogram_traces(one):
-                self.sizes.add_trace(tr)
+            set_traces(self.sizes, size_histogram_traces(one))
         mix = ts.rw_mix(wl)
         b = ts.burst_summary(wl, self.gap.value)
         self.table.value = (

@@ -35,8 +35,15 @@ from ..viz.traxtents import (
     latency_curve_figure,
     track_traces,
 )
+from .figure import FigureWidget, computing, fit_screen, set_traces
 
 DISKS = ["atlas10k2", "atlas10k", "ultrastar18es", "cheetahx15"]
+
+@lru_cache(maxsize=32)
+def _curve(disk: str, tworeq: bool, bus: str, n: int):
+    """One efficiency curve per setting, computed once (a setting seen again is instant)."""
+    return efficiency_curve(disk, tworeq, bus, n)
+
 
 class EfficiencyExplorer(w.VBox):
     """Efficiency against request size: pick a disk, onereq/tworeq and the bus model."""
@@ -52,34 +59,34 @@ class EfficiencyExplorer(w.VBox):
                                       continuous_update=False,
                                       layout=w.Layout(width="480px"))
         self.info = w.HTML()
-        self.fig = go.FigureWidget()
+        self.fig = FigureWidget()
         for c in (self.disk, self.mode, self.bus):
             c.observe(self._recompute, "value")
         self.size.observe(self._mark, "value")
         super().__init__([w.HBox([self.disk, self.bus]), self.mode, self.size, self.info,
                           self.fig])
+        self.busy = fit_screen(self)
         self._recompute()
 
+    @computing
     def _recompute(self, *_):
         mech = mechanism(self.disk.value)
         self.spt = mech.layout.sectors_per_track(0)
-        self.sizes, self.aligned, self.unaligned = efficiency_curve(
+        self.sizes, self.aligned, self.unaligned = _curve(
             self.disk.value, self.mode.value == "tworeq", self.bus.value, self.n)
         kib = [s / 2 for s in self.sizes]
         with self.fig.batch_update():
-            self.fig.data = []
-            for tr in efficiency_traces(kib, [a["efficiency"] for a in self.aligned],
-                                        [u["efficiency"] for u in self.unaligned],
-                                        max_streaming_efficiency(mech.rev_ms,
-                                                                 mech.head_switch_ms)):
-                self.fig.add_trace(tr)
-            self.fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="selected size",
-                                          marker=dict(size=14, color="rgba(0,0,0,0)",
-                                                      line=dict(color="black", width=2))))
+            set_traces(self.fig, [
+                *efficiency_traces(kib, [a["efficiency"] for a in self.aligned],
+                                   [u["efficiency"] for u in self.unaligned],
+                                   max_streaming_efficiency(mech.rev_ms, mech.head_switch_ms)),
+                go.Scatter(x=[], y=[], mode="markers", name="selected size",
+                           marker=dict(size=14, color="rgba(0,0,0,0)",
+                                       line=dict(color="black", width=2)))])
             apply_theme(self.fig)
             self.fig.update_xaxes(title="request size (KB)", type="log")
             self.fig.update_yaxes(title="disk efficiency", range=[0, 1])
-            self.fig.update_layout(title=f"{mech.profile.name}, first zone "
+            self.fig.update_layout(title_text=f"{mech.profile.name}, first zone "
                                          f"({self.spt} sectors per track), {self.mode.value}")
         options = [(f"{s / 2:g} KB", s) for s in self.sizes]
         value = self.spt if self.spt in self.sizes else self.sizes[0]
@@ -116,8 +123,8 @@ class ZeroLatencyExplorer(w.VBox):
         self.firmware = w.ToggleButtons(options=["zero-latency", "ordinary"],
                                         value="zero-latency", description="firmware")
         self.info = w.HTML()
-        self.track = go.FigureWidget()
-        self.curve = go.FigureWidget(latency_curve_figure([], [], [], 200))
+        self.track = FigureWidget()
+        self.curve = FigureWidget(latency_curve_figure([], [], [], 200))
         self.curve.add_trace(go.Scatter(x=[], y=[], mode="markers", name="this request",
                                         marker=dict(size=14, color="black", symbol="star")))
         self.curve.update_layout(width=520)
@@ -126,8 +133,10 @@ class ZeroLatencyExplorer(w.VBox):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.fraction, self.landing]), self.firmware, self.info,
                           w.HBox([self.track, self.curve])])
+        self.busy = fit_screen(self)
         self._redraw()
 
+    @computing
     def _redraw(self, *_):
         zl = self.firmware.value == "zero-latency"
         mech = self.mechs[zl]
@@ -142,13 +151,11 @@ class ZeroLatencyExplorer(w.VBox):
         end = float(times.max())
         latency = end - n * rev / spt
         with self.track.batch_update():
-            self.track.data = []
-            for tr in track_traces(spt, a0.sector, n, times, end, 90.0):
-                self.track.add_trace(tr)
+            set_traces(self.track, track_traces(spt, a0.sector, n, times, end, 90.0))
             apply_theme(self.track, height=420)
             self.track.update_layout(
                 width=420, showlegend=False, margin=dict(l=20, r=20, t=50, b=20),
-                title=f"{'zero-latency' if zl else 'ordinary'}: done {end:.2f} ms after the seek",
+                title_text=f"{'zero-latency' if zl else 'ordinary'}: done {end:.2f} ms after the seek",
                 polar=dict(radialaxis=dict(visible=False, range=[0, 2.3]), hole=0.25,
                            angularaxis=dict(visible=False, direction="counterclockwise",
                                             rotation=90 - (a0.sector + land) * 360 / spt)))
@@ -183,29 +190,32 @@ class BoundaryDetective(w.VBox):
         self.step = w.IntSlider(value=1, min=1, max=1, description="probe",
                                 continuous_update=False)
         self.info = w.HTML()
-        self.fig = go.FigureWidget()
+        self.fig = FigureWidget()
         self.tracks = tracks
         self.disk.observe(self._recompute, "value")
         self.step.observe(self._show, "value")
         super().__init__([w.HBox([self.disk, self.step]), self.info, self.fig])
+        self.busy = fit_screen(self)
         self._recompute()
 
+    @computing
     def _recompute(self, *_):
         self.det, self.truth = _detect(self.disk.value, self.tracks)
         self.static = detective_figure(self.det.steps, self.det.starts, self.truth)
+        with self.fig.batch_update():
+            self.fig.update_layout(self.static.layout.to_plotly_json())
+            self.fig.layout.sliders = []
+        self.step.unobserve(self._show, "value")
         self.step.max = len(self.static.frames)
         self.step.value = 1
+        self.step.observe(self._show, "value")
         self._show()
 
     def _show(self, *_):
         i = self.step.value - 1
         frame = self.static.frames[i]
         with self.fig.batch_update():
-            self.fig.data = []
-            for tr in frame.data:
-                self.fig.add_trace(tr)
-            self.fig.update_layout(self.static.layout.to_plotly_json())
-            self.fig.layout.sliders = []
+            set_traces(self.fig, frame.data)
             self.fig.update_layout(frame.layout)
         d = self.det
         self.info.value = (f"{d.tracks} tracks found with {d.probes} timed reads "

@@ -1,0 +1,192 @@
+"""JupyterLab in headless Chromium, driven as a student would: shared by the lab browser tests.
+
+`lab_server` starts a JupyterLab on 127.0.0.1 with its own token, settings and workspace
+folders (nothing from the user's home), and `open_lab` opens a page in Playwright with the app
+exposed (``window.jupyterapp``) so a test can run cells and ask the kernel what it holds. Every
+network request beyond loopback is refused, so a page that needs the internet fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlparse
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run",
+        "--disable-dev-shm-usage"]
+START_TIMEOUT_S = 180  # a busy 2-core machine can take a minute to start JupyterLab
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def lab_server(python: str, root: Path, state: Path, env: dict | None = None,
+               args: list[str] | None = None):
+    """A JupyterLab serving ``root``; yields ``(base_url, token)``.
+
+    ``state`` holds this server's user settings, workspaces and runtime files, so runs never
+    share state with each other or with the user's own JupyterLab.
+    """
+    port, token = free_port(), secrets.token_hex(16)
+    for sub in ("config", "user-settings", "workspaces", "runtime"):
+        (state / sub).mkdir(parents=True, exist_ok=True)
+    full_env = dict(os.environ, JUPYTER_CONFIG_DIR=str(state / "config"),
+                    JUPYTERLAB_SETTINGS_DIR=str(state / "user-settings"),
+                    JUPYTERLAB_WORKSPACES_DIR=str(state / "workspaces"),
+                    JUPYTER_RUNTIME_DIR=str(state / "runtime"), JUPYTER_PLATFORM_DIRS="1")
+    full_env.pop("JUPYTER_PATH", None)
+    full_env.update(env or {})
+    cmd = [python, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+           "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=False",
+           "--allow-root", *(args or [])]
+    log = open(state / "server.log", "w")  # noqa: SIM115 (closed below)
+    proc = subprocess.Popen(cmd, env=full_env, stdout=log, stderr=subprocess.STDOUT,
+                            cwd=str(root))
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"JupyterLab exited: {(state / 'server.log').read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("JupyterLab did not start in "  # noqa: B904
+                                       f"{START_TIMEOUT_S} s: {(state / 'server.log').read_text()[-3000:]}")
+                time.sleep(0.5)
+        yield base, token
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+class LabPage:
+    """One Playwright page on a JupyterLab, with helpers to run cells and ask the kernel."""
+
+    def __init__(self, browser, width: int = 1280, height: int = 900):
+        self.page = browser.new_page(viewport={"width": width, "height": height})
+        self.errors: list[str] = []
+        self.blocked: list[str] = []
+        self.ws_bytes = 0
+        self.page.route("**/*", self._route)
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error"
+                     else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("websocket", self._on_ws)
+
+    def _route(self, r):
+        host = urlparse(r.request.url).hostname or ""
+        if r.request.url.startswith(("data:", "blob:")) or host in ("127.0.0.1", "localhost"):
+            r.continue_()
+        else:
+            self.blocked.append(r.request.url)
+            r.abort()
+
+    def _on_ws(self, ws):
+        def count(payload):
+            self.ws_bytes += len(payload) if isinstance(payload, bytes) else len(
+                payload.encode("utf-8"))
+        ws.on("framereceived", count)
+
+    def goto(self, url: str) -> None:
+        self.page.goto(url, wait_until="load", timeout=120_000)
+        self.page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell",
+                                    timeout=120_000)
+
+    def wait_for_notebook(self) -> None:
+        """Until the current document is a notebook with a kernel that is idle."""
+        self.page.wait_for_function(
+            """() => { const w = window.jupyterapp.shell.currentWidget;
+                 return w && w.content && w.content.widgets && w.sessionContext
+                   && w.sessionContext.session && w.sessionContext.session.kernel
+                   && w.sessionContext.session.kernel.connectionStatus === 'connected'
+                   && w.sessionContext.session.kernel.status === 'idle'; }""",
+            timeout=180_000)
+
+    def current_kind(self) -> str:
+        """'notebook' for a notebook panel, else the widget's class names (editor, ...)."""
+        return self.page.evaluate(
+            """() => { const w = window.jupyterapp.shell.currentWidget;
+                 if (!w) return 'none';
+                 return w.node.classList.contains('jp-NotebookPanel') ? 'notebook'
+                   : Array.from(w.node.classList).join(' '); }""")
+
+    def kernel_status(self) -> str:
+        return self.page.evaluate(
+            "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status")
+
+    def run_all(self, timeout_s: float = 600) -> None:
+        """Run every cell (as Run > Run All Cells does) and wait until none is left pending."""
+        self.page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        self.wait_idle(timeout_s)
+
+    def run_cell(self, index: int, timeout_s: float = 300) -> None:
+        self.page.evaluate(
+            """(i) => { const nb = window.jupyterapp.shell.currentWidget.content;
+                 nb.activeCellIndex = i; nb.deselectAll();
+                 return window.jupyterapp.commands.execute('notebook:run-cell'); }""", index)
+        self.wait_idle(timeout_s)
+
+    def wait_idle(self, timeout_s: float) -> None:
+        self.page.wait_for_timeout(300)
+        self.page.wait_for_function(
+            """() => { const w = window.jupyterapp.shell.currentWidget;
+                 const pending = w.content.widgets.some(c => c.model.type === 'code'
+                   && c.promptNode && c.promptNode.textContent.includes('*'));
+                 return !pending && w.sessionContext.session.kernel.status === 'idle'; }""",
+            timeout=timeout_s * 1000, polling=200)
+
+    def cells(self) -> list[dict]:
+        return self.page.evaluate(
+            """() => window.jupyterapp.shell.currentWidget.content.widgets.map(c => ({
+                 type: c.model.type, source: c.model.sharedModel.getSource(),
+                 count: c.model.type === 'code' ? c.model.executionCount : null,
+                 errors: c.model.type === 'code' ? c.model.outputs.toJSON()
+                   .filter(o => o.output_type === 'error').map(o => o.ename + ': ' + o.evalue) : []
+               }))""")
+
+    def kernel(self, code: str, timeout_s: float = 120) -> str:
+        """Run ``code`` silently in the notebook's kernel; return what it printed."""
+        return self.page.evaluate(
+            """async (code) => {
+                 const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+                 let out = '';
+                 const f = k.requestExecute({code, silent: false, store_history: false});
+                 f.onIOPub = (msg) => {
+                   if (msg.header.msg_type === 'stream') out += msg.content.text;
+                   if (msg.header.msg_type === 'error') out += 'ERROR ' + msg.content.ename
+                     + ': ' + msg.content.evalue;
+                 };
+                 await f.done;
+                 return out; }""", code)
+
+    def kernel_json(self, code: str):
+        text = self.kernel(code)
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise AssertionError(f"kernel said: {text[:2000]}") from exc
+
+    def close(self) -> None:
+        self.page.close()
