@@ -27,9 +27,11 @@ from .profile import DiskProfile, SeekSpec, Zone
 from .profiles import list_disks, load_disk
 from .records import READ, WRITE, Completed, Request
 from .results import RunResult
+from .stack import Stack, stack
 from .workloads import (
     ClosedWorkload,
     OpenWorkload,
+    Processes,
     ValidationWorkload,
     from_tuples,
     random_closed,
@@ -60,6 +62,7 @@ __all__ = [
     "OpenWorkload",
     "PhysicalAddress",
     "Port",
+    "Processes",
     "ProfileError",
     "Request",
     "RequestError",
@@ -68,6 +71,7 @@ __all__ = [
     "SeekPhases",
     "SeekSpec",
     "SegmentCache",
+    "Stack",
     "TableSeek",
     "ThreePointSeek",
     "TraceError",
@@ -87,5 +91,6 @@ __all__ = [
     "rotational_latency_ms",
     "run",
     "sequential_open",
+    "stack",
     "sweep",
 ]
