@@ -261,6 +261,7 @@ def lab(tmp_path_factory):
         yield base, token, cells, kernel_path
 
 
+@pytest.mark.timeout(1800)  # 14 explorers, ~50 control changes: minutes on a busy 2-core machine
 def test_every_explorer_shows_the_kernels_figure_after_every_control(browser, lab):
     base, token, cells, kernel_path = lab
     page = LabPage(browser, width=1280, height=900)
