@@ -154,6 +154,7 @@ def _errors(cells: list[dict]) -> list[str]:
     return [e for c in cells for e in c["errors"]]
 
 
+@pytest.mark.timeout(1200)  # includes postBuild and JupyterLab's start (the module fixture)
 def test_the_launch_button_opens_the_chapter_as_a_notebook_that_runs(binder, browser):
     base, token, _ = binder
     url = launch_url(CHAPTER)
@@ -180,6 +181,7 @@ def test_the_launch_button_opens_the_chapter_as_a_notebook_that_runs(binder, bro
         page.close()
 
 
+@pytest.mark.timeout(900)
 def test_a_lab_opens_and_runs(binder, browser):
     base, token, repo = binder
     lab = sorted((repo / "labs").glob("lab*.ipynb"))[0].name

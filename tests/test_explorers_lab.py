@@ -261,6 +261,7 @@ def lab(tmp_path_factory):
         yield base, token, cells, kernel_path
 
 
+@pytest.mark.timeout(1800)  # 14 explorers, ~50 control changes: minutes on a busy 2-core machine
 def test_every_explorer_shows_the_kernels_figure_after_every_control(browser, lab):
     base, token, cells, kernel_path = lab
     page = LabPage(browser, width=1280, height=900)
@@ -296,6 +297,12 @@ def test_every_explorer_shows_the_kernels_figure_after_every_control(browser, la
             output.first.scroll_into_view_if_needed()
             page.page.screenshot(path=str(SHOTS / f"lab_{i:02d}_{chapter}.png"))
             node = output.first.element_handle()
+            # fits a 1280 px window with the file browser open: nothing sticks out on the right
+            over = page.page.evaluate("""(n) => { const right = n.getBoundingClientRect().right;
+                return Math.max(0, ...Array.from(n.querySelectorAll('.widget-box > *, .js-plotly-plot'))
+                  .map(e => e.getBoundingClientRect().right - right)); }""", node)
+            if over > 1:
+                problems.append(f"{call}: sticks out of the output area by {over:.0f} px")
             ctrls = output.first.locator(CONTROLS)
             for j in range(ctrls.count()):
                 ctrl = ctrls.nth(j)
