@@ -66,6 +66,10 @@ class RealtimeDrive:
             env.step()
         if t_ms > env.now:
             env.run(until=t_ms)
+            # SimPy 4.1 leaves the spent "until" event queued at t_ms (no callbacks
+            # left); drop it, or the next wake-up would be "now", forever
+            while env.peek() <= t_ms:
+                env.step()
         return self._take()
 
     def _take(self) -> list[Done]:
