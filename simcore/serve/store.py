@@ -31,6 +31,18 @@ class SparseStore:
         data = os.pread(self.fd, length, offset)
         return data if len(data) == length else data + bytes(length - len(data))
 
+    def reply(self, header: bytes, offset: int, length: int) -> bytearray:
+        """``header`` followed by ``length`` bytes from ``offset``, in one buffer."""
+        buf = bytearray(len(header) + length)
+        buf[:len(header)] = header
+        view = memoryview(buf)[len(header):]
+        while view:
+            n = os.preadv(self.fd, [view], offset)
+            if n <= 0:
+                break  # past the end of the file: the rest stays zero
+            view, offset = view[n:], offset + n
+        return buf
+
     def write(self, offset: int, data: bytes) -> None:
         view = memoryview(data)
         while view:
