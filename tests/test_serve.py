@@ -146,7 +146,8 @@ def test_fio_random_reads_give_the_model_service_time(tmp_path):
     model_ms = float(np.mean([r["model_finish_ms"] - r["arrival_ms"] for r in reads]))
     fio_ms = rep["jobs"][0]["read"]["lat_ns"]["mean"] / 1e6
     assert 5.0 < model_ms < 30.0  # a 7,200 RPM drive's random read, as the model has it
-    assert fio_ms == pytest.approx(model_ms, rel=0.05)
+    assert fio_ms == pytest.approx(model_ms, rel=0.05), f"fio {fio_ms:.3f} ms, model " \
+        f"{model_ms:.3f} ms; lateness {srv.summary}"
 
 
 @pytest.mark.parametrize("where", ["outer", "inner"])
@@ -164,7 +165,10 @@ def test_fio_sequential_reads_give_the_zone_rate(tmp_path, where):
     finally:
         srv.stop()
     mb_s = rep["jobs"][0]["read"]["bw_bytes"] / 1e6
-    assert mb_s == pytest.approx(zone_stream_mb_s(prof, zone), rel=0.05)
+    want = zone_stream_mb_s(prof, zone)
+    assert mb_s == pytest.approx(want, rel=0.05), f"fio {mb_s:.2f} MB/s, zone {want:.2f} MB/s; " \
+        f"lateness {srv.summary}"
+
 
 
 def test_zone_rates_fall_inward():
