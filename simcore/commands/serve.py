@@ -11,21 +11,37 @@ from ..profiles import load_disk
 from ..sched import names as scheduler_names
 
 
-def register(sub) -> None:
-    p = sub.add_parser("serve", help="serve a simulated drive as an NBD block device")
+def add_disk_args(p) -> None:
+    """The options that choose and shape the served drive (shared with ``vm``)."""
     p.add_argument("--disk", default="maxtor92048u8", help="a bundled disk id or a profile path")
     p.add_argument("--mystery", metavar="STUDENT_ID",
                    help="serve this student's mystery disk (needs --secret-file)")
     p.add_argument("--secret-file", help="the instructor's secret for --mystery")
-    where = p.add_mutually_exclusive_group(required=True)
-    where.add_argument("--socket", help="listen on this Unix socket path")
-    where.add_argument("--port", type=int, help="listen on this TCP port of 127.0.0.1 (0: any)")
     p.add_argument("--cache", action=argparse.BooleanOptionalAction, default=True,
                    help="model the drive's buffer (read-ahead, write-back) [on]")
     p.add_argument("--scheduler", default="fcfs",
                    help=f"the drive's own queue policy: {', '.join(scheduler_names())}")
     p.add_argument("--seed", type=int, default=None,
                    help="draw the platter's starting phase from this seed")
+
+
+def serve_args(args) -> list[str]:
+    """The ``serve`` command line that reproduces the drive options in ``args``."""
+    out = ["--disk", args.disk, "--scheduler", args.scheduler,
+           "--cache" if args.cache else "--no-cache"]
+    if args.mystery is not None:
+        out += ["--mystery", args.mystery, "--secret-file", args.secret_file or ""]
+    if args.seed is not None:
+        out += ["--seed", str(args.seed)]
+    return out
+
+
+def register(sub) -> None:
+    p = sub.add_parser("serve", help="serve a simulated drive as an NBD block device")
+    add_disk_args(p)
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--socket", help="listen on this Unix socket path")
+    where.add_argument("--port", type=int, help="listen on this TCP port of 127.0.0.1 (0: any)")
     p.add_argument("--backing", help="keep the data in this (sparse) file instead of a temp one")
     p.add_argument("--log", help="write every request (arrival, model and actual finish) as CSV")
     p.add_argument("--stats", help="write the lateness summary as JSON here")
@@ -34,7 +50,8 @@ def register(sub) -> None:
     p.set_defaults(func=main)
 
 
-def _profile(args):
+def disk_profile(args):
+    """The profile ``args`` name: a bundled disk or file, or a student's mystery disk."""
     if args.mystery is not None:
         if not args.secret_file:
             raise ValueError("--mystery needs --secret-file (the instructor's secret)")
@@ -50,7 +67,7 @@ def main(args) -> int:
     if args.scheduler not in scheduler_names():
         raise ValueError(f"--scheduler '{args.scheduler}' is not one of: "
                          f"{', '.join(scheduler_names())}")
-    server = DiskServer(_profile(args), scheduler=args.scheduler, cache=args.cache,
+    server = DiskServer(disk_profile(args), scheduler=args.scheduler, cache=args.cache,
                         seed=args.seed, backing=args.backing)
 
     def ready(uri: str) -> None:
