@@ -14,9 +14,10 @@ from ..sched import names as scheduler_names
 def add_disk_args(p) -> None:
     """The options that choose and shape the served drive (shared with ``vm``)."""
     p.add_argument("--disk", default="maxtor92048u8", help="a bundled disk id or a profile path")
-    p.add_argument("--mystery", metavar="STUDENT_ID",
-                   help="serve this student's mystery disk (needs --secret-file)")
-    p.add_argument("--secret-file", help="the instructor's secret for --mystery")
+    p.add_argument("--mystery", metavar="TOKEN",
+                   help="serve the mystery disk of this token (with --secret-file: of this "
+                        "student id)")
+    p.add_argument("--secret-file", help="the instructor's secret: --mystery is a student id")
     p.add_argument("--cache", action=argparse.BooleanOptionalAction, default=True,
                    help="model the drive's buffer (read-ahead, write-back) [on]")
     p.add_argument("--scheduler", default="fcfs",
@@ -30,7 +31,9 @@ def serve_args(args) -> list[str]:
     out = ["--disk", args.disk, "--scheduler", args.scheduler,
            "--cache" if args.cache else "--no-cache"]
     if args.mystery is not None:
-        out += ["--mystery", args.mystery, "--secret-file", args.secret_file or ""]
+        out += ["--mystery", args.mystery]
+        if args.secret_file:
+            out += ["--secret-file", args.secret_file]
     if args.seed is not None:
         out += ["--seed", str(args.seed)]
     return out
@@ -53,11 +56,10 @@ def register(sub) -> None:
 def disk_profile(args):
     """The profile ``args`` name: a bundled disk or file, or a student's mystery disk."""
     if args.mystery is not None:
-        if not args.secret_file:
-            raise ValueError("--mystery needs --secret-file (the instructor's secret)")
         from ..serve.mystery import mystery_profile, read_secret
 
-        return mystery_profile(read_secret(args.secret_file), args.mystery)
+        secret = read_secret(args.secret_file) if args.secret_file else None
+        return mystery_profile(secret, args.mystery)
     return load_disk(args.disk)
 
 
