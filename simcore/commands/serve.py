@@ -48,6 +48,9 @@ def register(sub) -> None:
     p.add_argument("--backing", help="keep the data in this (sparse) file instead of a temp one")
     p.add_argument("--log", help="write every request (arrival, model and actual finish) as CSV")
     p.add_argument("--stats", help="write the lateness summary as JSON here")
+    p.add_argument("--realtime", action=argparse.BooleanOptionalAction, default=True,
+                   help="ask for SCHED_FIFO (works as root) so a busy machine delays replies "
+                        "less [on]")
     p.add_argument("--duration", type=float, default=None,
                    help="stop after this many seconds (default: until SIGINT/SIGTERM)")
     p.set_defaults(func=main)
@@ -70,11 +73,12 @@ def main(args) -> int:
         raise ValueError(f"--scheduler '{args.scheduler}' is not one of: "
                          f"{', '.join(scheduler_names())}")
     server = DiskServer(disk_profile(args), scheduler=args.scheduler, cache=args.cache,
-                        seed=args.seed, backing=args.backing)
+                        seed=args.seed, backing=args.backing, realtime=args.realtime)
 
     def ready(uri: str) -> None:
         print(f"serving {server.profile.id} ({server.size / 1e9:.1f} GB, cache "
-              f"{'on' if args.cache else 'off'}, {args.scheduler}) at {uri}", flush=True)
+              f"{'on' if args.cache else 'off'}, {args.scheduler}, priority {server.priority}) "
+              f"at {uri}", flush=True)
         if not server.precise:
             print("warning: no timerfd here; replies may be up to 1 ms late", file=sys.stderr)
 
@@ -85,7 +89,7 @@ def main(args) -> int:
         await server.serve(args.socket, args.port, stop=stop, on_ready=ready)
 
     asyncio.run(go())
-    summary = {"disk": server.profile.id, **server.lateness()}
+    summary = {"disk": server.profile.id, "priority": server.priority, **server.lateness()}
     if args.log:
         server.write_log(args.log)
     if args.stats:

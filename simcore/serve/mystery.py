@@ -181,6 +181,14 @@ def grade(report: dict[str, Any], tok: str) -> dict[str, dict[str, Any]]:
     return out
 
 
+def grading_secret() -> bytes | None:
+    """The instructor's secret when grading (``DISKLAB_MYSTERY_SECRET_FILE``), else None."""
+    import os
+
+    f = os.environ.get("DISKLAB_MYSTERY_SECRET_FILE")
+    return read_secret(f) if f else None
+
+
 def check_answer(question: str, answer: Any, key: str = "outer_mb_s",
                  student_id: str | None = None, secret: bytes | None = None):
     """A lab check: ``answer`` is ``{"token": ..., key: value}``; prints one line.
@@ -194,7 +202,9 @@ def check_answer(question: str, answer: Any, key: str = "outer_mb_s",
         return check(question, answer, predicate=lambda v: False,
                      hint='answer with a dict: {"token": your token, "' + key + '": value}')
     tok = str(answer["token"])
-    if secret is not None and student_id is not None and tok != token(secret, student_id):
+    demo = tok == DEMO and student_id == DEMO  # the stored key's own answer
+    if secret is not None and student_id is not None and not demo \
+            and tok != token(secret, student_id):
         return check(question, answer, predicate=lambda v: False,
                      hint="that token is not the one your instructor gave you")
     value = answer.get(key)

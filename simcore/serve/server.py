@@ -29,7 +29,7 @@ import numpy as np
 from ..profile import DiskProfile
 from . import protocol as p
 from .adapter import Done, RealtimeDrive
-from .clock import Alarm, Clock, set_timer_slack_ns
+from .clock import Alarm, Clock, raise_priority, set_timer_slack_ns
 from .store import SparseStore
 
 SECTOR = 512
@@ -70,7 +70,7 @@ class DiskServer:
 
     def __init__(self, profile: DiskProfile, *, scheduler: Any = "fcfs", cache: bool = True,
                  seed: int | None = None, backing: str | None = None,
-                 export_name: str = "") -> None:
+                 export_name: str = "", realtime: bool = True) -> None:
         self.profile = with_seed(profile, seed)
         self.scheduler, self.cache = scheduler, cache
         self.drive: RealtimeDrive | None = None
@@ -83,10 +83,14 @@ class DiskServer:
         self._ids = itertools.count()
         self._conns = itertools.count()
         self.precise = False
+        self.realtime = realtime
+        self.priority = "normal"
 
     # -- set-up ---------------------------------------------------------------
     def _start(self, loop: asyncio.AbstractEventLoop) -> None:
         set_timer_slack_ns(1)
+        if self.realtime:
+            self.priority = raise_priority()
         self.drive = RealtimeDrive(self.profile, self.scheduler, self.cache)
         self.size = self.drive.capacity_sectors * SECTOR
         self.store = SparseStore(self.size, self.backing)
