@@ -48,12 +48,12 @@ class Served:
         return read_log(str(self.log))
 
 
-def fio(uri: str, *args: str) -> dict:
+def fio(uri: str, *args: str, cwd: str | None = None) -> dict:
     """Run Debian's fio with its nbd engine against ``uri``; return its JSON report."""
     # as root, fio gets a real-time slot like the server's, so a busy machine delays it less
     rt = ["chrt", "-f", "5"] if os.geteuid() == 0 and shutil.which("chrt") else []
     cmd = [*rt, "fio", "--ioengine=nbd", f"--uri={uri}", "--output-format=json", *args]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=cwd)
     assert res.returncode == 0, f"{' '.join(cmd)}\n{res.stderr}\n{res.stdout}"
     text = res.stdout[res.stdout.index("{"):]
     return json.loads(text)
