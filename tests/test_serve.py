@@ -7,8 +7,13 @@ written reads back (issue 18; timing-accurate emulation, Griffin et al. 2002).
 
 from __future__ import annotations
 
+import os
+import re
+import signal
 import socket
 import struct
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -18,17 +23,9 @@ from helpers_serve import Served, fio
 import simcore
 from simcore.records import Request
 from simcore.serve import protocol as p
+from simcore.serve.mystery import zone_stream_mb_s
 
 DISK = "maxtor92048u8"
-
-
-def zone_stream_mb_s(profile, zone: int) -> float:
-    """A zone's sequential rate: whole tracks, each switch costing its skew in sectors."""
-    z = profile.zones[zone]
-    spt, s = z.sectors_per_track, profile.surfaces
-    sector_ms = profile.revolution_ms / spt
-    per_cyl_ms = (s * spt + (s - 1) * z.track_skew + z.cylinder_skew) * sector_ms
-    return s * spt * 512 / per_cyl_ms / 1000.0
 
 
 # -- the protocol, with a tiny client (no tools needed) ------------------------------------
@@ -104,6 +101,30 @@ def test_protocol_reads_back_and_answers_out_of_order(tmp_path, use_go):
         rows = srv.stop()
     assert [r["op"] for r in rows].count("read") == 2
     assert srv.summary["requests"] == len(rows) == 4
+
+
+def test_tcp_port_serves_too(repo_root):
+    proc = subprocess.Popen([sys.executable, "-m", "simcore", "serve", "--port", "0", "--disk",
+                             "toy", "--no-realtime"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONPATH=repo_root))
+    try:
+        banner = proc.stdout.readline()  # blocks until the server listens
+        m = re.search(r"nbd://127\.0\.0\.1:(\d+)", banner)
+        assert m, banner + proc.stderr.read()
+        with socket.create_connection(("127.0.0.1", int(m.group(1))), timeout=120) as s:
+            size = _go(s, True)
+            assert size == simcore.Mechanism(simcore.load_disk("toy")).layout.capacity * 512
+            _cmd(s, p.CMD_WRITE, 7, 512, 512, b"z" * 512)
+            assert _reply(s)[:2] == (0, 7)
+            _cmd(s, p.CMD_READ, 8, 0, 1536)
+            assert _reply(s, 1536) == (0, 8, bytes(512) + b"z" * 512 + bytes(512))
+            _cmd(s, p.CMD_DISC, 9)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "2 requests; lateness ms" in err
 
 
 def test_served_times_are_the_offline_model(tmp_path):
