@@ -209,3 +209,19 @@ def test_fio_writes_read_back(tmp_path):
         rows = srv.stop()
     ops = [r["op"] for r in rows]
     assert ops.count("write") == 128 and ops.count("read") == 128 and "flush" in ops
+
+
+def test_the_adapter_sleeps_when_the_drive_is_idle():
+    """SimPy 4.1 leaves its spent 'until' event queued; the adapter must not wake for it."""
+    from simcore.serve.adapter import RealtimeDrive
+
+    d = RealtimeDrive(simcore.load_disk(DISK), cache=False)
+    assert d.next_event_ms() is None
+    d.advance(5.0)
+    assert d.next_event_ms() is None
+    assert d.submit(0, "read", 1000, 8, 6.0) == []
+    finish = d.next_event_ms()
+    assert finish is not None and finish > 6.0
+    done = d.advance(finish + 1.0)
+    assert [x.id for x in done] == [0] and done[0].finish_ms <= finish + 1.0
+    assert d.next_event_ms() is None

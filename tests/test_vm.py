@@ -81,3 +81,56 @@ def test_hdparm_offset_falls_from_outer_to_inner_zone(guest):
 
     outer, inner = mb_s("outer.txt"), mb_s("inner.txt")
     assert outer > 1.2 * inner, (outer, inner)
+
+
+# -- without QEMU: the refusal, the initramfs and the module order ----------------------------
+def test_vm_refuses_with_the_setup_line_when_the_kernel_is_missing(tmp_path, repo_root):
+    env = dict(os.environ, PYTHONPATH=repo_root, XDG_CACHE_HOME=str(tmp_path))
+    res = subprocess.run([sys.executable, "-m", "simcore", "vm", "--run", "true"], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 3
+    assert ("python -m simcore vm --setup" in res.stderr
+            or "apt-get install -y qemu-system-x86" in res.stderr), res.stderr
+
+
+def test_module_order_puts_dependencies_first(tmp_path):
+    from simcore.serve import initramfs
+
+    mods = tmp_path / "kernel"
+    mods.mkdir()
+    for name, deps in {"ahci": "libahci,libata", "libahci": "libata", "libata": "scsi_mod",
+                       "scsi_mod": "", "kyber-iosched": "", "unused": "libata"}.items():
+        (mods / f"{name}.ko").write_bytes(b"\x7fELF junk\x00license=GPL\x00depends=" +
+                                          deps.encode() + b"\x00name=" + name.encode() + b"\x00")
+    order = [p.name for p in initramfs.load_order(mods, ("ahci", "kyber_iosched", "builtin"))]
+    assert order == ["scsi_mod.ko", "libata.ko", "libahci.ko", "ahci.ko", "kyber-iosched.ko"]
+
+
+def test_initramfs_is_a_newc_archive_with_init_and_modules(tmp_path):
+    import gzip
+
+    from simcore.serve import initramfs
+
+    mods = tmp_path / "mods"
+    mods.mkdir()
+    (mods / "sd_mod.ko").write_bytes(b"\x00depends=\x00")
+    bb = tmp_path / "busybox"
+    bb.write_bytes(b"#!fake busybox")
+    out = initramfs.build(bb, mods, tmp_path / "initrd.gz")
+    data = gzip.decompress(out.read_bytes())
+    names, pos = [], 0
+    while True:
+        assert data[pos:pos + 6] == b"070701"
+        size = int(data[pos + 54:pos + 62], 16)
+        nlen = int(data[pos + 94:pos + 102], 16)
+        name = data[pos + 110:pos + 110 + nlen - 1].decode()
+        pos += 110 + nlen
+        pos += -pos % 4
+        if name == "TRAILER!!!":
+            break
+        names.append(name)
+        body = data[pos:pos + size]
+        if name == "modules.load":
+            assert body == b"sd_mod\n"
+        pos += size + (-size % 4)
+    assert {"init", "bin/busybox", "lib/modules/sd_mod.ko", "modules.load"} <= set(names)

@@ -47,6 +47,8 @@ class RealtimeDrive:
         kw: dict[str, Any] = {"cache": True} if cache else {}
         self.drive = Drive(self.env, self.mechanism, scheduler, on_complete=self._record, **kw)
         self.completed: list[Completed] = self.drive.completed
+        while self.env.peek() <= 0.0:  # start the drive's process: it waits for work
+            self.env.step()
 
     @property
     def capacity_sectors(self) -> int:
