@@ -61,6 +61,16 @@ def _busybox() -> Path | None:
 
 def setup(verbose: bool = True) -> Path:
     """Download and extract the kernel package, then build the initramfs (idempotent)."""
+    try:
+        return _setup(verbose)
+    except subprocess.CalledProcessError as exc:
+        err = (exc.stderr or "").strip() if isinstance(exc.stderr, str) else ""
+        why = f": {err}" if err else ""
+        raise VmUnavailable(f"'{' '.join(exc.cmd)}' failed (exit {exc.returncode}){why}; "
+                            "as root, run 'apt-get update' first") from None
+
+
+def _setup(verbose: bool) -> Path:
     root = cache_dir() / "root"
     if _kernel(root) is None:
         if shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None:
