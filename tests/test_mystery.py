@@ -15,6 +15,7 @@ from conftest import require_tool
 from helpers_serve import Served, fio
 
 import simcore
+from simcore.labkit import mystery_check
 from simcore.serve import mystery
 
 SECRET = b"a course secret for tests"
@@ -78,10 +79,10 @@ def test_grading_uses_the_tolerances():
 def test_lab_check_refuses_another_students_token(capsys):
     tok = mystery.token(SECRET, "dave")
     good = {"token": tok, "outer_mb_s": mystery.truth(tok)["outer_mb_s"]}
-    assert mystery.check_answer("q9", good)
-    assert mystery.check_answer("q9", good, student_id="dave", secret=SECRET)
-    assert not mystery.check_answer("q9", good, student_id="erin", secret=SECRET)
-    assert not mystery.check_answer("q9", 21.0)
+    assert mystery_check.check_answer("q9", good)
+    assert mystery_check.check_answer("q9", good, student_id="dave", secret=SECRET)
+    assert not mystery_check.check_answer("q9", good, student_id="erin", secret=SECRET)
+    assert not mystery_check.check_answer("q9", 21.0)
     assert "✔" in capsys.readouterr().out
 
 

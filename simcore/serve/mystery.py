@@ -187,26 +187,3 @@ def grading_secret() -> bytes | None:
 
     f = os.environ.get("DISKLAB_MYSTERY_SECRET_FILE")
     return read_secret(f) if f else None
-
-
-def check_answer(question: str, answer: Any, key: str = "outer_mb_s",
-                 student_id: str | None = None, secret: bytes | None = None):
-    """A lab check: ``answer`` is ``{"token": ..., key: value}``; prints one line.
-
-    With the instructor's ``secret`` and the ``student_id``, a token that is
-    not the student's own is judged wrong.
-    """
-    from ..labkit import check
-
-    if not isinstance(answer, dict) or "token" not in answer:
-        return check(question, answer, predicate=lambda v: False,
-                     hint='answer with a dict: {"token": your token, "' + key + '": value}')
-    tok = str(answer["token"])
-    demo = tok == DEMO and student_id == DEMO  # the stored key's own answer
-    if secret is not None and student_id is not None and not demo \
-            and tok != token(secret, student_id):
-        return check(question, answer, predicate=lambda v: False,
-                     hint="that token is not the one your instructor gave you")
-    value = answer.get(key)
-    return check(question, value, truth(tok)[key], rel=TOLERANCES[key][1],
-                 hint=f"measure the {TOLERANCES[key][0]}")
