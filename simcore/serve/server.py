@@ -81,6 +81,9 @@ class DiskServer:
         self._inflight: dict[int, _Inflight] = {}
         self._per_conn: dict[int, int] = {}
         self._ids = itertools.count()
+        self._tasks: set[asyncio.Task] = set()
+        self._writers: set[asyncio.StreamWriter] = set()
+        self.stopping = False
         self._conns = itertools.count()
         self.precise = False
         self.realtime = realtime
@@ -126,12 +129,15 @@ class DiskServer:
             await stop.wait()
         finally:
             server.close()
-            for _ in range(500):  # up to ~5 s for in-flight requests to be answered
+            self.stopping = True  # new commands are refused with ESHUTDOWN from here on
+            for _ in range(1000):  # up to ~10 s for in-flight requests to be answered
                 if not self._inflight:
                     break
                 await asyncio.sleep(0.01)
-            for f in list(self._inflight.values()):
-                f.writer.close()
+            for w in list(self._writers):
+                w.close()  # the clients' readers see EOF and their tasks end
+            if self._tasks:
+                await asyncio.wait(list(self._tasks), timeout=5)
             with contextlib.suppress(Exception):
                 await server.wait_closed()
             self.alarm.close()
@@ -145,6 +151,10 @@ class DiskServer:
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         conn = next(self._conns)
         self._per_conn[conn] = 0
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        self._writers.add(writer)
         try:
             if not await p.handshake(reader, writer, self.export):
                 return
@@ -161,12 +171,15 @@ class DiskServer:
                 self._arrive(conn, writer, cmd, payload)
             while self._per_conn.get(conn):  # answer what is in flight before closing
                 await asyncio.sleep(0.005)
-        except (asyncio.IncompleteReadError, ConnectionError):
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
             pass
         except p.ProtocolError as exc:
             print(f"simcore serve: connection {conn}: {exc}", file=sys.stderr)
         finally:
             self._per_conn.pop(conn, None)
+            self._writers.discard(writer)
+            if task is not None:
+                self._tasks.discard(task)
             writer.close()
 
     def _arrive(self, conn: int, writer: asyncio.StreamWriter, cmd: p.Command,
@@ -175,6 +188,9 @@ class DiskServer:
         kind = cmd.kind
         if kind not in (p.CMD_READ, p.CMD_WRITE, p.CMD_FLUSH):
             writer.write(p.reply(cmd.handle, p.EINVAL))
+            return
+        if self.stopping:
+            writer.write(p.reply(cmd.handle, p.ESHUTDOWN))
             return
         if kind != p.CMD_FLUSH and (cmd.offset + cmd.length > self.size or cmd.length == 0):
             err = p.ENOSPC if kind == p.CMD_WRITE and cmd.length else p.EINVAL
