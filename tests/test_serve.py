@@ -225,3 +225,23 @@ def test_the_adapter_sleeps_when_the_drive_is_idle():
     done = d.advance(finish + 1.0)
     assert [x.id for x in done] == [0] and done[0].finish_ms <= finish + 1.0
     assert d.next_event_ms() is None
+
+
+def test_sigterm_answers_what_is_in_flight_then_refuses(tmp_path):
+    srv = Served(tmp_path, "--disk", DISK, "--no-cache")
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(srv.sock)
+        size = _go(s, True)
+        for h in range(4):  # about 50 ms of work queued in the drive
+            _cmd(s, p.CMD_READ, h, (h * size // 5) // 4096 * 4096, 4096)
+        srv.proc.send_signal(signal.SIGTERM)
+        answered = {_reply(s, 4096)[:2] for _ in range(4)}
+        assert answered == {(0, h) for h in range(4)}
+        try:  # a command after the signal is refused, or finds the connection closed
+            _cmd(s, p.CMD_READ, 9, 0, 4096)
+            err, handle, _ = _reply(s, 4096)
+            assert (err, handle) == (p.ESHUTDOWN, 9)
+        except (AssertionError, OSError) as exc:
+            assert "closed" in str(exc) or isinstance(exc, OSError), exc
+    rows = srv.stop()
+    assert len(rows) == 4
