@@ -35,12 +35,18 @@ class Served:
                 raise RuntimeError("simcore serve did not create its socket in 120 s")
             time.sleep(0.05)
         self.uri = f"nbd+unix:///?socket={self.sock}"
+        self.signalled = False
+
+    def terminate(self) -> None:
+        """SIGTERM, once: a second one could land after the server's loop has ended."""
+        if not self.signalled and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        self.signalled = True
 
     def stop(self) -> list[dict]:
         from simcore.serve import read_log
 
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+        self.terminate()
         _out, err = self.proc.communicate(timeout=120)
         assert self.proc.returncode == 0, err
         self.stderr = err

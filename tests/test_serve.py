@@ -237,7 +237,7 @@ def test_sigterm_answers_what_is_in_flight_then_refuses(tmp_path):
         size = _go(s, True)
         for h in range(4):  # about 50 ms of work queued in the drive
             _cmd(s, p.CMD_READ, h, (h * size // 5) // 4096 * 4096, 4096)
-        srv.proc.send_signal(signal.SIGTERM)
+        srv.terminate()
         answered = {_reply(s, 4096)[:2] for _ in range(4)}
         assert answered == {(0, h) for h in range(4)}
         try:  # a command after the signal is refused, or finds the connection closed
