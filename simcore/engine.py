@@ -118,6 +118,19 @@ def run(disk: Disk | Stack, workload: Any, scheduler: Any = None,
                                           "built": built})
 
 
+def start(stk: Stack) -> Any:
+    """Build ``stk`` in a new environment and return it unrun (a :class:`~simcore.stack.Built`).
+
+    For callers that drive the clock themselves, such as the real-time server
+    (:mod:`simcore.serve`), which steps the environment up to the wall clock.
+    """
+    env = simpy.Environment()
+    built = build(env, stk)
+    while env.peek() <= 0.0:  # start the drive's process: it waits for work
+        env.step()
+    return built
+
+
 def _run_system(stacks: list[Stack], workload: Any, until_ms: float | None,
                 cpu_trace: list | None, bus_trace: list | None) -> RunResult:
     if not stacks or not all(isinstance(s, Stack) for s in stacks):

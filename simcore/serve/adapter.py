@@ -14,13 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import simpy
-
 from ..access import Mechanism
 from ..cache import FLUSH
-from ..drive import Drive
+from ..engine import start as start_stack
 from ..profile import DiskProfile
 from ..records import READ, WRITE, Completed, Request
+from ..stack import Stack
 
 OPS = {"read": READ, "write": WRITE, "flush": FLUSH}
 
@@ -41,14 +40,15 @@ class RealtimeDrive:
     def __init__(self, profile: DiskProfile, scheduler: Any = "fcfs", cache: bool = True):
         self.profile = profile
         self.mechanism = Mechanism(profile)
-        self.env = simpy.Environment()
         self._done: list[Done] = []
         self.has_cache = cache
-        kw: dict[str, Any] = {"cache": True} if cache else {}
-        self.drive = Drive(self.env, self.mechanism, scheduler, on_complete=self._record, **kw)
+        # the same stack every experiment runs: the drive with its firmware (or without)
+        built = start_stack(Stack(self.mechanism, scheduler=scheduler, firmware=cache,
+                                  cache=None if cache else False))
+        built.on_complete(self._record)
+        self.env = built.env
+        self.drive = built.device
         self.completed: list[Completed] = self.drive.completed
-        while self.env.peek() <= 0.0:  # start the drive's process: it waits for work
-            self.env.step()
 
     @property
     def capacity_sectors(self) -> int:
