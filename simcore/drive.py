@@ -113,8 +113,12 @@ class Drive:
         self.busy_ms = 0.0
         self.last_lba = 0
         self._wake: simpy.Event | None = None
-        self._ov = self.profile.overheads
+        self._ov = ov = self.profile.overheads
         self._after_write = False  # the type of the command before: overheads depend on it
+        # [is_write][after_write] -> command setup; [is_write] -> completion (looked up per request)
+        self._setup_ms = ((ov.read_miss(False), ov.read_miss(True)),
+                          (ov.write(False), ov.write(True)))
+        self._done_ms = (ov.completion(False), ov.completion(True))
         self._service = service or self._mechanical_service
         self.cache = None
         self.port = None
@@ -141,15 +145,14 @@ class Drive:
     def _mechanical_service(self, req: Request, start: float,
                             head: HeadState) -> tuple[float, Access, bool]:
         is_write = req.op == WRITE
-        ov = self._ov
-        overhead = ov.write(self._after_write) if is_write else ov.read_miss(self._after_write)
+        overhead = self._setup_ms[is_write][self._after_write]
         acc = self.mechanism.access(req.lba, req.sectors, is_write, start + overhead, head)
         return overhead, acc, False
 
     def _run(self):
         env, pending, head = self.env, self.pending, self.head
         choose, view, record = self._choose, self.view, self.completed.append
-        ov = self._ov
+        done_ms = self._done_ms
         while True:
             if not pending:
                 self._wake = env.event()
@@ -161,8 +164,9 @@ class Drive:
             else:
                 pending.remove(req)
             overhead, acc, hit = self._service(req, now, head)
-            done_ov = ov.completion(req.op == WRITE)
-            self._after_write = req.op == WRITE
+            is_write = req.op == WRITE
+            done_ov = done_ms[is_write]
+            self._after_write = is_write
             finish = acc.end_ms + done_ov
             yield env.timeout(finish - now)
             head.cylinder, head.surface = acc.cylinder, acc.surface

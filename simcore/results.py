@@ -24,25 +24,25 @@ class RunResult:
     workload: str
     busy_ms: float
     meta: dict = field(default_factory=dict)
-    _cols: list = field(default_factory=list, init=False, repr=False, compare=False)
+    _cols: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _cols_key: tuple = field(default=(), init=False, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.records)
 
     def column(self, name: str) -> np.ndarray:
-        """One field of every record as a numpy array (e.g. ``response_ms``)."""
-        idx = Completed._fields.index(name)
-        cols = self._columns()
-        return np.array(cols[idx]) if cols else np.array([])
+        """One field of every record as a numpy array (e.g. ``response_ms``).
 
-    def _columns(self) -> list[tuple]:
-        """The records transposed once (field by field), kept while the records are."""
+        Kept once computed, while the list of records stays the same length (a summary
+        reads several columns, some twice)."""
         key = (id(self.records), len(self.records))
         if self._cols_key != key:
-            self._cols = list(zip(*self.records, strict=True)) if self.records else []
-            self._cols_key = key
-        return self._cols
+            self._cols, self._cols_key = {}, key
+        col = self._cols.get(name)
+        if col is None:
+            idx = Completed._fields.index(name)
+            col = self._cols[name] = np.array([r[idx] for r in self.records])
+        return col
 
     def summary(self) -> dict[str, float]:
         if not self.records:
@@ -77,9 +77,12 @@ class RunResult:
                 for v in set(cols[i])):
             # every column of one plain type: one format string for all rows (floats to
             # 6 places, as _fmt writes them), much faster than a writer call per row
-            fmt = ",".join(f"{{{i}:.6f}}" if k == {float} else f"{{{i}}}"
-                           for i, k in zip(idx, kinds, strict=True)) + "\n"
-            buf.write("".join(fmt.format(*r) for r in rows))
+            fmt = ",".join("%.6f" if k == {float} else ("%d" if k == {int} else "%s")
+                           for k in kinds) + "\n"
+            pick = idx == list(range(len(idx)))  # the leading fields, in order: slice them
+            n = len(idx)
+            buf.write("".join(fmt % (r[:n] if pick else tuple(r[i] for i in idx))
+                              for r in rows))
         else:
             for r in rows:
                 w.writerow([_fmt(r[i]) for i in idx])
