@@ -15,7 +15,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 import pytest
 
 from simcore.engine import point_seed, sweep
-from simcore.experiments import seltzer
+from simcore.experiments import seltzer, traxtents
 
 
 class SerialExecutor(Executor):
@@ -73,3 +73,10 @@ def test_dask_local_cluster_gives_the_serial_numbers(serial):
             distributed.Client(cluster) as client:
         out = seltzer.reproduce(quick=True, executor=client.get_executor())
     assert json.dumps(out, sort_keys=True) == serial
+
+
+def test_traxtents_points_do_not_depend_on_the_executor():
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        pooled = traxtents.reproduce(quick=True, executor=pool)
+    serial = traxtents.reproduce(quick=True, executor=SerialExecutor())
+    assert json.dumps(pooled, sort_keys=True) == json.dumps(serial, sort_keys=True)

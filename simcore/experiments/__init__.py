@@ -13,6 +13,7 @@ Modules are found by scanning this package, so adding one needs no registry edit
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import pkgutil
 from collections.abc import Iterator
@@ -50,11 +51,13 @@ def reproduce(name: str, quick: bool = False, seed: int = 0,
 
     ``executor``: any ``concurrent.futures``-style executor (a process pool, a Dask or Ray
     cluster's) for the experiment's parameter sweep; every point carries its own seed, so the
-    numbers do not depend on it.
+    numbers do not depend on it. Experiments without a sweep (``interface``, ``traxtents``)
+    run here and ignore it.
     """
-    if executor is None:
-        return get(name).reproduce(quick=quick, seed=seed)
-    return get(name).reproduce(quick=quick, seed=seed, executor=executor)
+    fn = get(name).reproduce
+    if executor is None or "executor" not in inspect.signature(fn).parameters:
+        return fn(quick=quick, seed=seed)
+    return fn(quick=quick, seed=seed, executor=executor)
 
 
 @contextmanager

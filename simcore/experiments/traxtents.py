@@ -36,13 +36,14 @@ note's §6 tolerances and their sources, in :data:`TARGETS`, evaluated under
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from functools import lru_cache
 
 import numpy as np
 
 from .. import traxtent_uses as uses
 from ..access import Mechanism
-from ..engine import run
+from ..engine import run, sweep
 from ..layout import SECTOR_BYTES
 from ..profiles import load_disk
 from ..traxtents import (
@@ -55,6 +56,7 @@ from ..traxtents import (
     zone_track_starts,
 )
 from ..workloads import ClosedWorkload
+from . import pool_unless_given
 from .targets import Source, Target, between, evaluate, pm
 
 NAME = "traxtents"
@@ -373,63 +375,84 @@ def lfs_summary(n: int, seed: int) -> dict:
     return out
 
 
-def reproduce(quick: bool = False, seed: int = 0) -> dict:
-    """Run the traxtents experiment; ``quick`` uses fewer requests (noisier, a few seconds)."""
+def _ht(disk: str, sectors: int, aligned: bool, queued: bool, n: int, seed: int,
+        bus: str = "assembled") -> dict:
+    """One point of the experiment's sweep: :func:`head_time` on a named disk."""
+    return head_time(mechanism(disk), sectors, aligned, queued, n, seed, bus=bus)
+
+
+def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = None) -> dict:
+    """Run the traxtents experiment; ``quick`` uses fewer requests (noisier, a few seconds).
+
+    The head-time points (Figures 1, 6, 7 and 8) run as one :func:`simcore.sweep`, on
+    ``executor`` if given, else this machine's cores; each point's seed is part of the point,
+    so the executor changes no number.
+    """
     n = 200 if quick else 1000
     mech = mechanism(DISK)
     rev = mech.rev_ms
-
-    # Figure 1 / Figure 6: tworeq efficiency and head times across sizes
     curve_sizes = CURVE_SECTORS if not quick else [s for s in CURVE_SECTORS if s in (
         16, 64, 128, 256, 396, 528, 529, 792, 1056, 1057, 1584, 2048, 2112, 4096)]
-    eff_a, eff_u, ht2_a, ht2_u = [], [], [], []
-    tw = {}
-    for i, s in enumerate(curve_sizes):
-        a = head_time(mech, s, True, True, n, seed + 2 * i)
-        u = head_time(mech, s, False, True, n, seed + 2 * i + 1)
-        tw[s] = (a, u)
-        eff_a.append(a["efficiency"])
-        eff_u.append(u["efficiency"])
-        ht2_a.append(a["mean_ms"])
-        ht2_u.append(u["mean_ms"])
     ht_sizes = HEAD_TIME_SECTORS if not quick else [64, 264, 528, 1056]
-    ht1_a, ht1_u = [], []
-    one = {}
-    for i, s in enumerate(ht_sizes):
-        a = head_time(mech, s, True, False, n, seed + 100 + 2 * i)
-        u = head_time(mech, s, False, False, n, seed + 101 + 2 * i)
-        one[s] = (a, u)
-        ht1_a.append(a["mean_ms"])
-        ht1_u.append(u["mean_ms"])
-    if TRACK not in one:
-        one[TRACK] = (head_time(mech, TRACK, True, False, n, seed + 200),
-                      head_time(mech, TRACK, False, False, n, seed + 201))
+    sd_sizes = SD_SECTORS if not quick else [1, 128, 528]
+    points: dict[tuple, dict] = {}
+    for i, s in enumerate(curve_sizes):  # Figure 1 / Figure 6: tworeq
+        points[("two", s, True)] = dict(sectors=s, aligned=True, queued=True, n=n,
+                                        seed=seed + 2 * i)
+        points[("two", s, False)] = dict(sectors=s, aligned=False, queued=True, n=n,
+                                         seed=seed + 2 * i + 1)
+    for i, s in enumerate(ht_sizes):  # Figure 6: onereq
+        points[("one", s, True)] = dict(sectors=s, aligned=True, queued=False, n=n,
+                                        seed=seed + 100 + 2 * i)
+        points[("one", s, False)] = dict(sectors=s, aligned=False, queued=False, n=n,
+                                         seed=seed + 101 + 2 * i)
+    if TRACK not in ht_sizes:
+        points[("one", TRACK, True)] = dict(sectors=TRACK, aligned=True, queued=False, n=n,
+                                            seed=seed + 200)
+        points[("one", TRACK, False)] = dict(sectors=TRACK, aligned=False, queued=False, n=n,
+                                             seed=seed + 201)
+    for bus in ("streaming", "out-of-order", "none", "access"):  # Figure 7
+        points[("bus", bus, True)] = dict(sectors=TRACK, aligned=True, queued=False, n=n // 2,
+                                          seed=seed + 300, bus=bus)
+        points[("bus", bus, False)] = dict(sectors=TRACK, aligned=False, queued=False,
+                                           n=n // 2, seed=seed + 301, bus=bus)
+    for i, s in enumerate(sd_sizes):  # Figure 8: infinitely fast bus
+        points[("sd", s, True)] = dict(sectors=s, aligned=True, queued=False, n=n,
+                                       seed=seed + 400 + 2 * i, bus="none")
+        points[("sd", s, False)] = dict(sectors=s, aligned=False, queued=False, n=n,
+                                        seed=seed + 401 + 2 * i, bus="none")
+    keys = list(points)
+    with pool_unless_given(executor, len(keys)) as ex:
+        got = dict(zip(keys, sweep(_ht, [{"disk": DISK, **points[k]} for k in keys],
+                                   executor=ex, progress=False), strict=True))
+
+    tw = {s: (got[("two", s, True)], got[("two", s, False)]) for s in curve_sizes}
+    eff_a = [tw[s][0]["efficiency"] for s in curve_sizes]
+    eff_u = [tw[s][1]["efficiency"] for s in curve_sizes]
+    ht2_a = [tw[s][0]["mean_ms"] for s in curve_sizes]
+    ht2_u = [tw[s][1]["mean_ms"] for s in curve_sizes]
+    one = {s: (got[("one", s, True)], got[("one", s, False)])
+           for s in sorted({*ht_sizes, TRACK})}
+    ht1_a = [one[s][0]["mean_ms"] for s in ht_sizes]
+    ht1_u = [one[s][1]["mean_ms"] for s in ht_sizes]
     a2, u2 = tw[TRACK]
     a1, u1 = one[TRACK]
 
     # Figure 7: where the bus time goes, onereq track-sized reads, four delivery models
     bus_models = {}
     for bus in ("assembled", "streaming", "out-of-order", "none", "access"):
-        if bus == "assembled":
-            ba, bu = a1, u1
-        else:
-            ba = head_time(mech, TRACK, True, False, n // 2, seed + 300, bus=bus)
-            bu = head_time(mech, TRACK, False, False, n // 2, seed + 301, bus=bus)
+        ba, bu = (a1, u1) if bus == "assembled" else (got[("bus", bus, True)],
+                                                       got[("bus", bus, False)])
         bus_models[bus] = {"aligned_ms": ba["mean_ms"], "unaligned_ms": bu["mean_ms"],
                            "aligned_parts": ba["parts"], "unaligned_parts": bu["parts"],
                            "reduction_pct": _pct(ba["mean_ms"], bu["mean_ms"]),
                            "aligned_bus_overlap_pct": 100 * ba["bus_overlap"]}
 
     # Figure 8: sigma of response time, onereq, infinitely fast bus
-    sd_sizes = SD_SECTORS if not quick else [1, 128, 528]
-    sd_a, sd_u, rt_a, rt_u = [], [], [], []
-    for i, s in enumerate(sd_sizes):
-        a = head_time(mech, s, True, False, n, seed + 400 + 2 * i, bus="none")
-        u = head_time(mech, s, False, False, n, seed + 401 + 2 * i, bus="none")
-        sd_a.append(a["sd_ms"])
-        sd_u.append(u["sd_ms"])
-        rt_a.append(a["mean_ms"])
-        rt_u.append(u["mean_ms"])
+    sd_a = [got[("sd", s, True)]["sd_ms"] for s in sd_sizes]
+    sd_u = [got[("sd", s, False)]["sd_ms"] for s in sd_sizes]
+    rt_a = [got[("sd", s, True)]["mean_ms"] for s in sd_sizes]
+    rt_u = [got[("sd", s, False)]["mean_ms"] for s in sd_sizes]
     i1, it = sd_sizes.index(1), sd_sizes.index(TRACK)
     sd_seek = seek_sd(mech, n, seed + 450)
 
