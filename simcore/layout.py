@@ -206,7 +206,8 @@ class Layout:
 
     def _zone_slot(self, lba: int) -> tuple[_ZoneMap, int]:
         zm = self._zones[bisect_right(self._zone_starts, lba) - 1]
-        return zm, zm.slot_of(lba - zm.first_lba)
+        rel = lba - zm.first_lba
+        return zm, (rel if zm.simple else zm.slot_of(rel))
 
     def locate(self, lba: int) -> PhysicalAddress:
         """Physical address of one logical sector."""
@@ -275,7 +276,7 @@ class Layout:
             zi = bisect_right(self._zone_starts, lba) - 1
             zm = self._zones[zi]
             rel = lba - zm.first_lba
-            slot = zm.slot_of(rel)
+            slot = rel if zm.simple else zm.slot_of(rel)
             track, k = divmod(slot, zm.spt)
             # LBAs left on this track: the slots to the track end minus slips among them.
             track_end_slot = (track + 1) * zm.spt
