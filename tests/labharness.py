@@ -117,11 +117,13 @@ class LabPage:
     def wait_for_notebook(self) -> None:
         """Until the current document is a notebook with a kernel that is idle."""
         self.page.wait_for_function(
-            """() => { const w = window.jupyterapp.shell.currentWidget;
-                 return w && w.content && w.content.widgets && w.sessionContext
-                   && w.sessionContext.session && w.sessionContext.session.kernel
-                   && w.sessionContext.session.kernel.connectionStatus === 'connected'
-                   && w.sessionContext.session.kernel.status === 'idle'; }""",
+            """() => { try {
+                 const w = window.jupyterapp.shell.currentWidget;
+                 const s = w && w.sessionContext && w.sessionContext.session;
+                 const k = s && s.kernel;  // read once: the session may change between reads
+                 return !!(w && w.content && w.content.widgets && k
+                   && k.connectionStatus === 'connected' && k.status === 'idle');
+               } catch (e) { return false; } }""",
             timeout=180_000)
 
     def current_kind(self) -> str:
