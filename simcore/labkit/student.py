@@ -33,6 +33,7 @@ from nbformat import NotebookNode
 from .labformat import (
     BEGIN_HIDDEN,
     END_HIDDEN,
+    GRADING_KEYS,
     MARKDOWN_PLACEHOLDER,
     PLACEHOLDER,
     LabFormatError,
@@ -40,6 +41,7 @@ from .labformat import (
     disklab_meta,
     inspect_lab,
     is_answer,
+    is_check,
     is_hidden,
     read_notebook,
     solution_blocks,
@@ -138,6 +140,9 @@ def student_version(key: NotebookNode, path: str | Path = "<lab>") -> NotebookNo
                 meta = dict(disklab_meta(cell))
                 meta["answer"] = cell.id
                 cell.metadata["disklab"] = meta
+            elif is_check(cell):  # how the grader compares (alternatives, tolerance) stays home
+                cell.metadata["disklab"] = {k: v for k, v in disklab_meta(cell).items()
+                                            if k not in GRADING_KEYS}
         elif cell.cell_type == "markdown":
             cell.source = strip_solutions(cell.source, where, markdown=True)
         cell.metadata.pop("execution", None)
