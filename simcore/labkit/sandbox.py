@@ -215,7 +215,7 @@ def _drop(cfg: Config) -> None:
 def _clean_env(cfg: Config) -> dict[str, str]:
     env = {k: os.environ[k] for k in ENV_KEEP if k in os.environ}
     env.update(HOME=cfg.workdir, TMPDIR="/tmp", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
-               MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1", JUPYTER_PLATFORM_DIRS="1",
+               MKL_NUM_THREADS="1", MALLOC_ARENA_MAX="2", PYTHONDONTWRITEBYTECODE="1", JUPYTER_PLATFORM_DIRS="1",
                MPLCONFIGDIR=os.path.join(cfg.workdir, ".mpl"), DISKLAB_SANDBOX="1",
                PYDEVD_DISABLE_FILE_VALIDATION="1")
     return env
