@@ -18,14 +18,13 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
+from conftest import require
 
 from simcore.labkit import sandbox
 from simcore.labkit.check import variant_seed
 from simcore.labkit.grade import Options, grade, write_report
 from simcore.labkit.student import student_version
 from simcore.labkit.variants import answer_sheet, literal_answers
-
-from .conftest import require
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = ROOT / "instructors" / "labs" / "lab1_time.ipynb"
@@ -187,12 +186,12 @@ for _ in range(600):
         raise RuntimeError("found: " + " | ".join(my_seen)[:3000])
         """)}))
     # 9. A classmate's variant computed the old way (public hash) and typed in.
-    save("carol", _sub(stu, {"answer-q1": _code("""
+    save("carol", _sub(stu, {"answer-q3": _code("""
         import simcore
         my_seed = simcore.labkit.variant_seed("carol", "lab1")  # no secret: not carol's variant
         my_v = lab1_variant(my_seed)
-        q1 = 30_000 / my_v.prof.rpm
-        q3 = None
+        my_cyl = my_v.mech.layout.locate(my_v.q3_lba).cylinder
+        q3 = my_v.mech.seek.seek_ms(abs(my_cyl - my_v.q3_from))
         """)}))
     # 10. Self-declared id: mallory hands in alice's numbers, claiming to be alice.
     literal = {"answer-" + q: literal_answers({q: v}) for q, v in alice.items()}
@@ -248,7 +247,7 @@ def _unharmed(world):
 
 
 def test_copying_what_the_visible_checks_accept_earns_nothing(attacked):
-    key, r, world = attacked[0], attacked[1]["copycat"], attacked[2]
+    r, world = attacked[1]["copycat"], attacked[2]
     for q in ("q1", "q3", "q6", "q7"):
         assert r.scores[q] == 0, (q, r.lines[q])
     stu = nbformat.read(str(ROOT / "labs" / "lab1_time.ipynb"), as_version=4)
@@ -304,8 +303,8 @@ def test_exceptions_and_files_leak_no_expected_value(attacked):
     for q, v in expected.items():
         values = v.values() if isinstance(v, dict) else [v]
         for x in values:
-            if isinstance(x, float):
-                for form in (f"{x:.3g}", f"{x:.4f}", repr(x)):
+            if isinstance(x, float) and abs(x) >= 0.01:
+                for form in (f"{x:.4f}", repr(x)):
                     assert form not in text, (q, form)
     assert "/tmp/disklab-grade-" not in text and "cells.jsonl" not in text
     _unharmed(attacked[2])
@@ -314,12 +313,12 @@ def test_exceptions_and_files_leak_no_expected_value(attacked):
 def test_a_classmates_variant_cannot_be_computed_without_the_secret(attacked):
     r = attacked[1]["carol"]
     assert variant_seed("carol", "lab1") != variant_seed("carol", "lab1", SECRET)
-    assert r.scores["q1"] == 0, r.lines["q1"]
+    assert r.scores["q3"] == 0, r.lines["q3"]
     _unharmed(attacked[2])
 
 
 def test_a_self_declared_id_is_flagged_and_graded_as_the_file_says(attacked):
-    key, r = attacked[0], attacked[1]["mallory"]
+    r = attacked[1]["mallory"]
     assert r.student_id == "mallory" and r.id_source == "file name"
     assert any("alice" in f for f in r.flagged), r.flagged
     # alice's numbers do not fit mallory's variant (q5, a word, may coincide)

@@ -44,7 +44,7 @@ def variant_seed(student_id: str, lab: str, secret: bytes | str | None = None) -
         if not key:
             raise ValueError("the instructor secret is empty")
         digest = hmac.new(key, message, hashlib.sha256).digest()
-    return int.from_bytes(digest[:6], "big")
+    return int.from_bytes(digest[:4], "big")
 
 
 class Verdict:

@@ -125,6 +125,7 @@ class Key:
         self._expected: dict[str, dict] = {}
         self._lock = threading.Lock()
         self._pool: ProcessPoolExecutor | None = None
+        self.layers: dict | None = None  # the sandbox layers present when it last graded
 
     @property
     def lab(self) -> str:
@@ -506,7 +507,9 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
                                        timeout=opts.timeout, sandbox_config=cfg)
     finally:
         if user:
-            sandbox.reap_user(user[0])
+            left = sandbox.wait_user_gone(user[0])
+            if left:
+                res.flagged.append(f"processes {left} of {user[2]} survived grading")
         if slots and slot is not None:
             slots.free.put(slot)
         shutil.rmtree(private, ignore_errors=True)
@@ -619,6 +622,8 @@ def grade(key_path: str | Path, submissions: Sequence[str | Path], *, jobs: int 
     key = Key(key_path, secret)
     paths = [Path(p) for p in submissions]
     opts.hide = sorted({*opts.hide, *hidden_paths(key.path, paths)})
+    key.layers = (sandbox.probe_layers(opts.hide, opts.limits) if opts.use_sandbox
+                  else {"layers": [], "missing": ["all (grading without a sandbox)"]})
     jobs = max(1, jobs or os.cpu_count() or 1)
     slots = Slots(jobs, opts.use_sandbox)
     results: list[Result | None] = [None] * len(paths)

@@ -106,6 +106,7 @@ def write_report(key: Key, results: Sequence[Result], out_csv: str | Path,
                  layers: dict | None = None) -> list[Path]:
     """Write grades, gradebooks, feedback, summary and the received answers."""
     out_csv, feedback_dir = Path(out_csv), Path(feedback_dir)
+    layers = layers if layers is not None else key.layers
     names = feedback_names(results)
     check_writable(out_csv, feedback_dir, names, force)
     out_csv.parent.mkdir(parents=True, exist_ok=True)
@@ -116,12 +117,14 @@ def write_report(key: Key, results: Sequence[Result], out_csv: str | Path,
     with open(out_csv, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["student", "file", "status", *questions, "total", "max", "late_minutes",
-                    "flags"])
+                    "flags", "sandbox"])
+        missing = layers.get("missing", []) if layers is not None else ["unknown"]
+        box = "all layers" if not missing else "missing: " + ", ".join(missing)
         for r in results:
             w.writerow([r.student_id, r.path, r.status,
                         *[_fmt(r.scores.get(q, 0.0)) for q in questions],
                         _fmt(r.total), _fmt(max_total), _fmt(r.late_minutes),
-                        "; ".join(r.flagged)])
+                        "; ".join(r.flagged), box])
     assignment = title_of(key)
     with open(more["canvas"], "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)

@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -309,6 +310,34 @@ def make_config(workdir: str | Path, uid: int | None, gid: int | None, hide: lis
     """A launcher configuration; namespaces only where the machine has them."""
     return Config(str(workdir), uid, gid, list(hide), default_expose(), limits or Limits(),
                   namespaces)
+
+
+def user_processes(uid: int) -> list[int]:
+    """Process ids owned (real uid) by ``uid``, read from /proc."""
+    pids = []
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            for line in (p / "status").read_text().splitlines():
+                if line.startswith("Uid:"):
+                    if int(line.split()[1]) == uid:
+                        pids.append(int(p.name))
+                    break
+        except (OSError, ValueError, IndexError):
+            continue
+    return pids
+
+
+def wait_user_gone(uid: int, timeout: float = 60.0) -> list[int]:
+    """Kill and wait until a sandbox user runs nothing; return what is still there (nothing)."""
+    deadline = time.monotonic() + timeout
+    left = user_processes(uid)
+    while left and time.monotonic() < deadline:
+        reap_user(uid)
+        time.sleep(0.2)
+        left = user_processes(uid)
+    return left
 
 
 def launcher_argv(cfg: Config) -> list[str]:

@@ -30,6 +30,7 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
+from .check import variant_seed
 from .labformat import (
     BEGIN_HIDDEN,
     END_HIDDEN,
@@ -48,7 +49,6 @@ from .labformat import (
     solution_names,
     tags,
 )
-from .check import variant_seed
 from .variants import personalize
 
 
