@@ -50,15 +50,6 @@ def _code(src: str) -> str:
     return textwrap.dedent(src).strip("\n")
 
 
-def _tree_digest(folder: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted(folder.rglob("*")):
-        if p.is_file() and "__pycache__" not in p.parts:
-            h.update(str(p).encode())
-            h.update(p.read_bytes())
-    return h.hexdigest()
-
-
 @pytest.fixture(scope="module")
 def attacked(tmp_path_factory):
     """All attacks graded in one sandboxed run; the world outside checked before and after."""
@@ -75,7 +66,7 @@ def attacked(tmp_path_factory):
     sentinel.chmod(0o666)
     pwned = Path("/tmp") / f"{TOKEN}-pwned"
     package = ROOT / "simcore" / "labkit"
-    before = _tree_digest(package)
+    init_before = (package / "__init__.py").read_bytes()
     alice = answer_sheet(key_nb, "alice", KEY, secret=SECRET)
 
     def save(name, nb):
@@ -234,7 +225,9 @@ for _ in range(600):
             if (p.info["username"] or "").startswith(sandbox.USER_PREFIX)
             or TOKEN in " ".join(p.info["cmdline"] or [])]
     world = {"sentinel": sentinel.exists() and sentinel.read_text() == "do not touch\n",
-             "pwned": pwned.exists(), "package": _tree_digest(package) == before,
+             "pwned": pwned.exists(),
+             "package": (package / "__init__.py").read_bytes() == init_before
+             and not (package / "pwned.py").exists(),
              "left": left}
     return key, by_name, world, report, everywhere
 

@@ -115,3 +115,82 @@ def write_demo_submissions(key_path: str | Path, folder: str | Path,
     broken.write_text('{"cells": [{"cell_type": "code", "source": "q1 = ')
     out.append(broken)
     return out
+
+
+HOSTILE = {
+    "patch-checker": "import simcore.labkit\nsimcore.labkit.self_check = lambda *a, **k: "
+                     "print('q ✔ correct')\n{name} = 12345.0",
+    "always-equal": "class _Yes:\n    def __eq__(self, other):\n        return True\n"
+                    "{name} = _Yes()",
+    "os-system": "import os\nos.system('rm -rf /tmp/* ~/* 2>/dev/null')\n{name} = None",
+    "endless-loop": "while True:\n    pass",
+    "swallow-interrupt": "import time\nwhile True:\n    try:\n        time.sleep(0.5)\n"
+                         "    except KeyboardInterrupt:\n        pass",
+    "memory-hog": "my_blocks = []\nwhile True:\n    my_blocks.append(bytearray(100_000_000))",
+    "detached-daemon": "import os, time\nif os.fork() == 0:\n    os.setsid()\n"
+                       "    time.sleep(600)\n    os._exit(0)\n{name} = None",
+}
+
+
+def write_class_submissions(key_path: str | Path, folder: str | Path, n: int = 200,
+                            secret: bytes | None = None, seed: int = 0) -> list[Path]:
+    """``n`` submissions of a lab for a benchmark: right, wrong, blank and hostile.
+
+    Drawn from ``seed``: about half the class hands in the key's solutions, a fifth makes one
+    honest mistake (a question answered with a wrong number), a tenth hands in the blank copy,
+    a tenth types in their own right numbers, and a tenth attacks one question with one of
+    :data:`HOSTILE` (patched checks, lying objects, ``os.system``, endless and
+    interrupt-swallowing loops, a memory hog, a detached daemon). Files are ``sNNN.ipynb``.
+    """
+    import numpy as np
+
+    from .check import variant_seed
+    from .labformat import is_answer
+    from .student import student_version
+    from .variants import literal_answers, run_key
+
+    key = nbformat.read(str(key_path), as_version=4)
+    lab = key.metadata["disklab"]["lab"]
+    stu = student_version(key, key_path)
+    answer_cells = [c for c in key.cells if is_answer(c)]
+    solutions = {c.id: c.source for c in answer_cells}
+    rng = np.random.default_rng(seed)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    kinds = list(HOSTILE)
+    out = []
+    for i in range(1, n + 1):
+        sid = f"s{i:03d}"
+        u = rng.random()
+        answers: dict[str, str] = {}
+        if u < 0.5:
+            answers = dict(solutions)
+        elif u < 0.7:
+            answers = dict(solutions)
+            victim = answer_cells[int(rng.integers(len(answer_cells)))]
+            names = [n_ for n_ in victim.source.split("\n") if "=" in n_ and n_[:1].isalpha()]
+            name = names[-1].split("=")[0].strip() if names else "q1"
+            answers[victim.id] = f"{name} = {float(rng.uniform(0.5, 50)):.3f}"
+        elif u < 0.8:
+            answers = {}
+        elif u < 0.9:
+            values = run_key(key, sid, variant_seed(sid, lab, secret), key_path)
+            for c in answer_cells:
+                names = [q for q in values if f"{q} =" in c.source or f"def {q}" in c.source]
+                plain = {q: values[q] for q in names if not callable(values[q])}
+                answers[c.id] = literal_answers(plain) if plain else solutions[c.id]
+        else:
+            answers = dict(solutions)
+            victim = answer_cells[int(rng.integers(len(answer_cells)))]
+            attack = kinds[int(rng.integers(len(kinds)))]
+            names = [ln.split("=")[0].strip() for ln in victim.source.split("\n")
+                     if "=" in ln and ln[:1].isalpha()]
+            answers[victim.id] = HOSTILE[attack].format(name=names[-1] if names else "q1")
+        nb = nbformat.from_dict(nbformat.reads(nbformat.writes(stu), as_version=4))
+        for cell in nb.cells:
+            if cell.get("id") in answers:
+                cell.source = answers[cell.id]
+        p = folder / f"{sid}.ipynb"
+        nbformat.write(nb, str(p))
+        out.append(p)
+    return out
