@@ -62,6 +62,9 @@ def batch(tmp_path_factory):
                                        "answer-q6": 'raise RuntimeError("boom")',
                                        "answer-q8": "import os\nos._exit(1)"}))
 
+    # An answer that ends the kernel in the middle (q3): the rest is run again without it.
+    save("crasher", _with_answers(stu, {**solutions, "answer-q3": "import os\nos._exit(3)"}))
+
     # Cells deleted (q6), moved (q2), pasted twice (q3: a wrong copy first), added (scratch),
     # and a faked tick: q1 is wrong but its check cell was rewritten to print a tick and
     # carries a stored tick output.
@@ -165,6 +168,13 @@ def test_hanging_crashing_and_kernel_killing_answers_cost_only_their_questions(b
     assert "q6 did not run cleanly: it raised RuntimeError: boom" in notes
     assert "q8 did not run cleanly: the Python kernel died" in notes
     assert "kernel" in r.lines["q8"][0] and "[0/1]" in r.lines["q8"][0]
+
+
+def test_an_answer_that_kills_the_kernel_costs_only_its_own_question(batch):
+    key, r = batch[0], batch[1]["crasher"]
+    assert lost(key, r) == {"q3": 2.0}, r.lines
+    assert r.status == "kernel-died"
+    assert "ran the rest of your notebook again without it" in " ".join(r.notes)
 
 
 def test_deleted_reordered_duplicated_and_added_cells(batch):

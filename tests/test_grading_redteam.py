@@ -188,7 +188,8 @@ for _ in range(600):
     literal = {"answer-" + q: literal_answers({q: v}) for q, v in alice.items()}
     save("mallory", _sub(stu, literal, meta_id="alice", declared="alice"))
     # 11. A loop that swallows KeyboardInterrupt (q2), then honest answers.
-    save("stubborn", _sub(stu, {"answer-q2": _code("""
+    solutions = {c.id: c.source for c in key_nb.cells if "answer" in c.metadata.get("tags", [])}
+    save("stubborn", _sub(stu, {**solutions, "answer-q2": _code("""
         import time
         while True:
             try:
@@ -320,10 +321,12 @@ def test_a_self_declared_id_is_flagged_and_graded_as_the_file_says(attacked):
 
 
 def test_a_loop_swallowing_keyboard_interrupt_costs_its_question(attacked):
-    r = attacked[1]["stubborn"]
+    key, r = attacked[0], attacked[1]["stubborn"]
     assert r.scores["q2"] == 0
-    assert r.status in ("kernel-died", "timeout", "graded")
+    assert r.status in ("kernel-died", "graded")
     assert "q2" in " ".join(r.notes)
+    # the rest of the notebook is run again without the loop: the other answers still count
+    assert all(r.scores[q] == key.max[q] for q in key.info.questions if q != "q2"), r.lines
     _unharmed(attacked[2])
 
 

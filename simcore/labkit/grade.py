@@ -111,6 +111,7 @@ class Key:
         self.nb = read_notebook(self.path)
         self.info: LabInfo = inspect_lab(self.nb, self.path, require_outputs=True)
         self.student = student_version(self.nb, self.path)
+        self.student_sources = {c.id: c.source for c in self.student.cells if c.get("id")}
         self.secret = secret
         self.max = self.info.max_points()
         self.answer_labels = {
@@ -486,6 +487,44 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
     res.flagged.extend(flagged)
     if opts.keep_merged:
         res.merged = merged
+    cells, ended, tail = _sandboxed_run(merged, opts, slots, res)
+    # An answer that killed the kernel (os._exit, a crash, a limit, a loop that swallows the
+    # interrupt) would cost every answer after it. Run the rest again without that cell (at most
+    # twice), so it costs only its own question and the answers that use it.
+    for _ in range(2):
+        fatal = _fatal_answer(key, merged, cells)
+        if fatal is None or ended != "completed":
+            break
+        index, cell = fatal
+        label = key.answer_labels.get(cell.id, cell.id)
+        again = copy.deepcopy(merged)
+        code = [c for c in again.cells if c.cell_type == "code"]
+        code[index].source = key.student_sources.get(cell.id, "pass")
+        more, ended, tail2 = _sandboxed_run(again, opts, slots, res)
+        cells = {**{i: r for i, r in cells.items() if i <= index},
+                 **{i: r for i, r in more.items() if i > index}}
+        tail += "\n-- second run --\n" + tail2
+        res.notes.append(f"Your answer cell for {label} stopped the Python kernel, so the grader "
+                         "ran the rest of your notebook again without it: only that answer (and "
+                         "answers that use it) lost points.")
+    res.log = tail
+    try:
+        expected = key.expected(sid)
+    except Exception as exc:  # the key failed for this variant: the instructor must know
+        res.status = "error"
+        res.notes.append("The grader could not compute the answers of your variant; your "
+                         "instructor has the details and will grade it again.")
+        res.log += f"\nkey failed for {sid!r}: {type(exc).__name__}: {exc}"
+        res.seconds = time.monotonic() - t0
+        return res
+    _score(key, res, merged, cells, ended, expected, opts)
+    res.seconds = time.monotonic() - t0
+    return res
+
+
+def _sandboxed_run(merged: NotebookNode, opts: Options, slots: Slots | None,
+                   res: Result) -> tuple[dict[int, CellRun], str, str]:
+    """Run one notebook in a fresh sandbox; afterwards nothing of it is left running."""
     slot = slots.free.get() if slots else None
     user = slots.users.get(slot) if slots and slot is not None else None
     private = Path(tempfile.mkdtemp(prefix="disklab-grade-"))
@@ -503,8 +542,8 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
             cfg = sandbox.make_config(work, uid if "unprivileged-user" in layers["layers"]
                                       else None, gid, hide, opts.limits,
                                       namespaces="mount-namespace" in layers["layers"])
-        cells, ended, tail = run_nbval(nb_path, cell_timeout=opts.cell_timeout,
-                                       timeout=opts.timeout, sandbox_config=cfg)
+        return run_nbval(nb_path, cell_timeout=opts.cell_timeout, timeout=opts.timeout,
+                         sandbox_config=cfg)
     finally:
         if user:
             left = sandbox.wait_user_gone(user[0])
@@ -515,19 +554,27 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
         shutil.rmtree(private, ignore_errors=True)
         if work is not None:
             shutil.rmtree(work, ignore_errors=True)
-    res.log = tail
-    try:
-        expected = key.expected(sid)
-    except Exception as exc:  # the key failed for this variant: the instructor must know
-        res.status = "error"
-        res.notes.append("The grader could not compute the answers of your variant; your "
-                         "instructor has the details and will grade it again.")
-        res.log += f"\nkey failed for {sid!r}: {type(exc).__name__}: {exc}"
-        res.seconds = time.monotonic() - t0
-        return res
-    _score(key, res, merged, cells, ended, expected, opts)
-    res.seconds = time.monotonic() - t0
-    return res
+
+
+_KILLED = ("Failed to interrupt", "kernel died", "Kernel dead", "Kernel died")
+
+
+def _fatal_answer(key: Key, merged: NotebookNode, cells: dict[int, CellRun]
+                  ) -> tuple[int, NotebookNode] | None:
+    """The answer cell during which the kernel died, if another question's answer came after."""
+    code = [c for c in merged.cells if c.cell_type == "code"]
+    for i, cell in enumerate(code):
+        run = cells.get(i)
+        if run is None or run.outcome != "failed":
+            continue
+        if any(k in run.message for k in ("Kernel dead",)):
+            return None  # died before: the cell that killed it was not an answer
+        if any(k in run.message for k in _KILLED):
+            own = set(key.info.answer_names.get(cell.get("id"), []))
+            later = any(EXPORT_TAG in tags(c) and c.metadata["disklab"]["export"] not in own
+                        for c in code[i + 1:])
+            return (i, cell) if is_answer(cell) and later else None
+    return None
 
 
 def _reason(run: CellRun, cell_timeout: float) -> str:
