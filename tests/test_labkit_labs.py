@@ -67,6 +67,20 @@ def test_public_labs_folder_holds_up_to_date_student_versions_only():
             assert not {"rel", "abs", "one_of", "export", "hidden"} & set(meta), (nb_path, meta)
 
 
+def test_keys_are_neither_installed_nor_shipped_to_binder():
+    import tomllib
+
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    packages = conf["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert not any(p.startswith("instructors") for p in packages)
+    for pkg in ("simcore", "hardware"):
+        assert not list((ROOT / pkg).rglob("*.ipynb")), pkg
+    post = (ROOT / "postBuild").read_text(encoding="utf-8")
+    assert "rm -rf instructors" in post
+    assert "instructors" in (ROOT / "_config.yml").read_text(encoding="utf-8").split(
+        "exclude_patterns:")[1].split("\n")[0]
+
+
 @pytest.mark.parametrize("lab", LABS, ids=lambda p: p.stem)
 def test_lab_follows_the_format(lab):
     inspect_lab(nbformat.read(str(lab), as_version=4), lab)

@@ -240,6 +240,10 @@ def launch(cfg: Config, argv: list[str]) -> int:
             _check(_c().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
             _c().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             os.chdir(cfg.workdir)
+            # Its own process group: Jupyter interrupts a kernel by signalling the launcher's
+            # group, and the launcher forwards the signal; a kernel in that group would get
+            # every interrupt twice, and the second can land inside the traceback of the first.
+            os.setpgid(0, 0)
             os.execve(argv[0], argv, _clean_env(cfg))
         except BaseException as exc:
             with contextlib.suppress(Exception):
