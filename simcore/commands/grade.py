@@ -84,7 +84,8 @@ def main(args) -> int:
     feedback = Path(args.feedback) if args.feedback else out.with_name(out.stem + "_feedback")
     if args.container:
         print(sandbox.container_command(key_path, args.submissions[0] if args.submissions
-                                        else "submissions", out, engine=args.container))
+                                        else "submissions", out, engine=args.container,
+                                        secret=args.secret))
         return 0
     secret = None if args.public_variants else sec.load(args.secret)
     if args.regrade:

@@ -416,14 +416,30 @@ def probe_layers(hide: list[str] | None = None, limits: Limits | None = None) ->
 
 
 def container_command(key: str | Path, submissions: str | Path, out: str | Path,
-                      engine: str = "podman", image: str = "disklab-grader") -> str:
-    """A docker/podman command line that grades inside a throwaway container (not required)."""
-    return (f"{engine} run --rm --network=none --pids-limit=512 --memory=4g --cpus=2 "
-            f"--read-only --tmpfs /tmp:rw,size=512m "
-            f"-v {Path(key).resolve().parent}:/key:ro -v {Path(submissions).resolve()}:/subs:ro "
-            f"-v {Path(out).resolve().parent}:/out {image} "
-            f"python -m simcore grade --key /key/{Path(key).name} /subs "
-            f"--out /out/{Path(out).name}")
+                      engine: str = "podman", image: str = "disklab-grader",
+                      secret: str | Path | None = None) -> str:
+    """A docker/podman command line that grades inside a throwaway container (not required).
+
+    The container adds an outer wall (no network, a process limit, a read-only image, the key,
+    the submissions and the secret mounted read-only); inside it the grader's own layers are
+    present only where the engine grants namespaces, and the summary says which. Build the
+    image once from the repository: a ``python:3.11-slim`` base, ``pip install -r
+    requirements.txt`` and ``pip install -e .`` (the first lines printed say so).
+    """
+    from . import secret as sec
+
+    secret_path = Path(secret) if secret else sec.default_path()
+    build = (f"# once: printf 'FROM python:3.11-slim\\nCOPY . /disklab\\nWORKDIR /disklab\\n"
+             f"RUN pip install -r requirements.txt && pip install --no-deps -e .\\n' | "
+             f"{engine} build -t {image} -f - .")
+    run = (f"{engine} run --rm --network=none --pids-limit=512 --memory=4g --cpus=2 "
+           f"--read-only --tmpfs /tmp:rw,size=512m "
+           f"-v {Path(key).resolve().parent}:/key:ro -v {Path(submissions).resolve()}:/subs:ro "
+           f"-v {secret_path.resolve().parent}:/secret:ro "
+           f"-v {Path(out).resolve().parent}:/out {image} "
+           f"python -m simcore grade --key /key/{Path(key).name} /subs "
+           f"--secret /secret/{secret_path.name} --out /out/{Path(out).name}")
+    return build + "\n" + run
 
 
 def main(argv: list[str]) -> int:
