@@ -222,9 +222,9 @@ for _ in range(600):
     by_name = {Path(r.path).stem: r for r in results}
     report = tmp_path_factory.mktemp("report")
     write_report(key, results, report / "grades.csv", report / "feedback")
+    ours = {r.sandbox_user for r in results} - {""}
     left = [p.info for p in psutil.process_iter(["pid", "username", "cmdline"])
-            if (p.info["username"] or "").startswith(sandbox.USER_PREFIX)
-            or TOKEN in " ".join(p.info["cmdline"] or [])]
+            if p.info["username"] in ours or TOKEN in " ".join(p.info["cmdline"] or [])]
     world = {"sentinel": sentinel.exists() and sentinel.read_text() == "do not touch\n",
              "pwned": pwned.exists(),
              "package": (package / "__init__.py").read_bytes() == init_before

@@ -456,3 +456,23 @@ def test_a_notebook_of_another_lab_is_noted(toy_key):
     sub.metadata["disklab"]["lab"] = "lab3"
     _, notes, _ = splice(toy_key, sub, "alice")
     assert notes[0].startswith("This notebook is 'lab3', but it was graded as 'toy'")
+
+
+def test_two_grading_processes_never_share_a_sandbox_slot():
+    """Each slot's user has all its processes killed after a submission, so slots are locked."""
+    import subprocess
+    import sys
+
+    from simcore.labkit import sandbox
+
+    mine = sandbox.claim_slot()
+    try:
+        other = subprocess.run(
+            [sys.executable, "-c", "from simcore.labkit import sandbox; print(sandbox.claim_slot())"],
+            capture_output=True, text=True, timeout=120, check=True)
+        assert int(other.stdout) != mine
+        second = sandbox.claim_slot()  # the same process does not get it twice either
+        sandbox.release_slot(second)
+        assert second != mine
+    finally:
+        sandbox.release_slot(mine)

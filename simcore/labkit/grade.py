@@ -95,6 +95,7 @@ class Result:
     received: dict[str, dict] = field(default_factory=dict)  # question -> what came out
     seconds: float = 0.0
     late_minutes: float = 0.0
+    sandbox_user: str = ""  # the unprivileged user its kernel ran as
     log: str = ""
     merged: NotebookNode | None = None
 
@@ -447,9 +448,16 @@ class Slots:
 
     def __init__(self, n: int, use_sandbox: bool):
         self.free: queue.Queue[int] = queue.Queue()
-        for i in range(n):
+        self.claimed = [sandbox.claim_slot() for _ in range(n)] if use_sandbox else list(range(n))
+        for i in self.claimed:
             self.free.put(i)
-        self.users = {i: sandbox.sandbox_user(i) if use_sandbox else None for i in range(n)}
+        self.users = {i: sandbox.sandbox_user(i) if use_sandbox else None for i in self.claimed}
+        self.use_sandbox = use_sandbox
+
+    def close(self) -> None:
+        if self.use_sandbox:
+            for i in self.claimed:
+                sandbox.release_slot(i)
 
 
 def grade_one(key: Key, path: str | Path, opts: Options | None = None,
@@ -536,6 +544,7 @@ def _sandboxed_run(merged: NotebookNode, opts: Options, slots: Slots | None,
         cfg = None
         if opts.use_sandbox:
             uid, gid = (user[0], user[1]) if user else (None, None)
+            res.sandbox_user = user[2] if user else ""
             work = sandbox.make_workdir(uid, gid)
             layers = sandbox.probe_layers(opts.hide, opts.limits)
             hide = [*opts.hide, str(private)]
@@ -674,6 +683,18 @@ def grade(key_path: str | Path, submissions: Sequence[str | Path], *, jobs: int 
     jobs = max(1, jobs or os.cpu_count() or 1)
     slots = Slots(jobs, opts.use_sandbox)
     results: list[Result | None] = [None] * len(paths)
+    try:
+        _run_all(key, paths, jobs, opts, slots, results, progress)
+    finally:
+        key.close()
+        slots.close()
+    done = [r for r in results if r is not None]
+    _mark_duplicates(done)
+    return key, done
+
+
+def _run_all(key: Key, paths: list[Path], jobs: int, opts: Options, slots: Slots,
+             results: list[Result | None], progress: Callable[[Result], None] | None) -> None:
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(grade_one, key, p, opts, slots): i for i, p in enumerate(paths)}
         for fut in as_completed(futures):
@@ -689,10 +710,6 @@ def grade(key_path: str | Path, submissions: Sequence[str | Path], *, jobs: int 
             results[i] = r
             if progress:
                 progress(r)
-    key.close()
-    done = [r for r in results if r is not None]
-    _mark_duplicates(done)
-    return key, done
 
 
 def hidden_paths(key_path: Path, submissions: Sequence[Path]) -> list[str]:

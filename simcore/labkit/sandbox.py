@@ -263,6 +263,41 @@ def launch(cfg: Config, argv: list[str]) -> int:
 # ---- the grader's side ------------------------------------------------------------------
 
 
+LOCKS = Path("/run/lock") if Path("/run/lock").is_dir() else Path(tempfile.gettempdir())
+_held: dict[int, int] = {}  # slot -> open lock file descriptor of this process
+_held_lock = threading.Lock()
+
+
+def claim_slot(max_slots: int = 64) -> int:
+    """A slot number no other grading process on this machine holds (an flock per slot).
+
+    Each slot has its own sandbox user, and the grader kills every process of that user when
+    a submission ends; two grading runs sharing a user would kill each other's kernels.
+    """
+    import fcntl
+
+    with _held_lock:
+        for slot in range(max_slots):
+            if slot in _held:
+                continue
+            fd = os.open(LOCKS / f"disklab-sandbox-slot{slot}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            _held[slot] = fd
+            return slot
+    raise RuntimeError(f"all {max_slots} sandbox slots are held by other grading runs")
+
+
+def release_slot(slot: int) -> None:
+    with _held_lock:
+        fd = _held.pop(slot, None)
+    if fd is not None:
+        os.close(fd)  # closing drops the flock
+
+
 def sandbox_user(slot: int) -> tuple[int, int, str] | None:
     """The unprivileged user of a grading slot: created on demand, ``nobody`` as a fallback."""
     if os.getuid() != 0:
@@ -384,7 +419,8 @@ def probe_layers(hide: list[str] | None = None, limits: Limits | None = None) ->
     with _layers_lock:
         if key in _layers_cache:
             return _layers_cache[key]
-        user = sandbox_user(0)
+        slot = claim_slot()
+        user = sandbox_user(slot)
         details: dict = {}
         for ns, drop in ((True, True), (False, True), (False, False)):
             uid, gid = (user[0], user[1]) if user and drop else (None, None)
@@ -400,6 +436,9 @@ def probe_layers(hide: list[str] | None = None, limits: Limits | None = None) ->
                 details.update(namespaces=ns, drop=drop)
                 break
             details.setdefault("errors", []).append(run.stderr.strip()[-300:])
+        if user:
+            wait_user_gone(user[0])
+        release_slot(slot)
         layers, missing = [], []
         ns = details.get("namespaces", False)
         (layers if ns else missing).extend(["mount-namespace", "pid-namespace"])
