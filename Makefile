@@ -12,8 +12,8 @@ help:
 	@echo "make book     set up .venv and build the HTML book into _build/html"
 	@echo "              (REPO_URL=https://github.com/ORG/REPO: where launch buttons point)"
 	@echo "make test     set up .venv, lint, build the book, run unit, notebook and browser tests"
-	@echo "make lab      open the labs in JupyterLab"
-	@echo "make student  write student versions of the labs into labs/student/"
+	@echo "make lab      open the labs (student versions) in JupyterLab"
+	@echo "make student  regenerate the student versions in labs/ from instructors/labs/"
 	@echo "make bench    measure simulator speed (python -m simcore bench)"
 	@echo "make record   re-record data/measurements on a loop device (root)"
 
@@ -42,8 +42,10 @@ lint: $(STAMP)
 unit: $(STAMP)
 	$(VENV)/bin/pytest -q tests -m "not browser and not book"
 
+# The instructor keys (instructors/labs/, stored executed) are checked cell by cell with nbval;
+# the student versions in labs/ are run by tests/test_labkit_labs.py.
 test: $(STAMP) lint book
-	$(VENV)/bin/pytest tests labs --ignore=labs/student --nbval-lax --nbval-current-env -p no:cacheprovider
+	$(VENV)/bin/pytest tests instructors/labs --nbval-lax --nbval-current-env --nbval-kernel-startup-timeout=300 -p no:cacheprovider
 
 # The repository root, as on Binder, opened at labs/ (the student versions); chapters open as
 # notebooks and explorers load plotly.js once per page (tools/lab_setup.py, jupyter-config/).
@@ -52,12 +54,13 @@ lab: $(STAMP)
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/labs \
 	  $(if $(filter 0,$(shell id -u)),--allow-root)
 
+# labs/ holds only student versions (what Binder and `make lab` open); keys stay in instructors/.
 student: $(STAMP)
-	$(PY) -m simcore student labs --out labs/student
+	$(PY) -m simcore student instructors/labs --out labs
 
-# Grade the Lab 1 key against itself: a full-marks run of the whole grading pipeline.
+# Grade the Lab 1 key against itself (public variants): a full-marks run of the whole pipeline.
 grade-demo: $(STAMP)
-	$(PY) -m simcore grade --key labs/lab1_time.ipynb labs/lab1_time.ipynb --out /tmp/disklab-grade-demo/grades.csv --force
+	$(PY) -m simcore grade --public-variants --key instructors/labs/lab1_time.ipynb instructors/labs/lab1_time.ipynb --out /tmp/disklab-grade-demo/grades.csv --force
 
 bench: $(STAMP)
 	$(PY) -m simcore bench

@@ -16,7 +16,7 @@ import pytest
 
 from simcore.labkit.labformat import inspect_lab, nbval_markers, set_parameter, tags
 
-LAB2 = Path(__file__).resolve().parent.parent / "labs" / "lab2_interface_cache.ipynb"
+LAB2 = Path(__file__).resolve().parent.parent / "instructors" / "labs" / "lab2_interface_cache.ipynb"
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,15 @@ from simcore.labkit.labformat import (
     solution_names,
 )
 from simcore.labkit.student import strip_solutions, student_version, write_student
-from simcore.labkit.variants import answer_sheet, literal_answers, personalize, student_id_of
+from simcore.labkit.variants import (
+    answer_sheet,
+    literal_answers,
+    personalize,
+    run_key,
+    student_id_of,
+)
+
+SECRET = b"k" * 40
 
 # -- check() ----------------------------------------------------------------------------------
 
@@ -127,6 +135,18 @@ def test_variant_seed_is_stable_and_normalizes_the_id():
         __import__("hashlib").sha256(b"lab1:demo").digest()[:4], "big")
 
 
+def test_secret_variants_are_hmac_and_unguessable_without_the_secret():
+    import hashlib
+    import hmac
+
+    s = variant_seed("alice", "lab1", SECRET)
+    assert s == int.from_bytes(hmac.new(SECRET, b"lab1:alice", hashlib.sha256).digest()[:4], "big")
+    assert s == variant_seed(" ALICE", "lab1", SECRET.decode())
+    assert s != variant_seed("alice", "lab1") and s != variant_seed("alice", "lab1", b"x" * 40)
+    with pytest.raises(ValueError, match="empty"):
+        variant_seed("alice", "lab1", b"")
+
+
 def test_variant_rng_streams_are_independent_and_repeatable():
     a = variant_rng(42).integers(1_000_000, size=5)
     assert (a == variant_rng(42).integers(1_000_000, size=5)).all()
@@ -137,14 +157,12 @@ def test_variant_rng_streams_are_independent_and_repeatable():
         pick(1, [])
 
 
-def test_student_id_sources(tmp_path):
-    nb = new_notebook()
-    assert student_id_of(nb, tmp_path / "alice.ipynb") == ("alice", "file name")
-    assert student_id_of(nb, tmp_path / "bob" / "lab1_time.ipynb", "lab1_time") == (
+def test_student_id_comes_from_the_file_name_or_the_roster_never_the_notebook(tmp_path):
+    assert student_id_of(tmp_path / "alice.ipynb") == ("alice", "file name")
+    assert student_id_of(tmp_path / "bob" / "lab1_time.ipynb", "lab1_time") == (
         "bob", "folder name")
-    nb.metadata["disklab"] = {"student_id": "carol"}
-    assert student_id_of(nb, tmp_path / "alice.ipynb")[0] == "carol"
-    assert student_id_of(None, tmp_path / "dave.ipynb")[0] == "dave"
+    roster = {"upload_17.ipynb": "carol"}
+    assert student_id_of(tmp_path / "upload_17.ipynb", roster=roster) == ("carol", "roster")
 
 
 # -- solution blocks --------------------------------------------------------------------------
@@ -194,6 +212,8 @@ def test_set_parameter_replaces_only_that_assignment():
 
 # -- a toy lab ----------------------------------------------------------------------------------
 
+FORM = "{} ✔ has the right form (the grader checks the value)\n"
+
 
 def toy_lab(executed: bool = True):
     """A two-question lab in the format, with stored reference outputs."""
@@ -204,12 +224,14 @@ def toy_lab(executed: bool = True):
                       "N = 10 + SEED % 90", metadata={"tags": ["parameters"]}),
         new_code_cell("### BEGIN SOLUTION\nq1 = N * 2\n### END SOLUTION",
                       metadata={"tags": ["answer"]}),
-        new_code_cell('# NBVAL_CHECK_OUTPUT\nsimcore.labkit.check("q1", q1, 2 * (10 + SEED % 90))',
-                      metadata={"tags": ["check"], "disklab": {"question": "q1", "points": 2}}),
+        new_code_cell('# NBVAL_CHECK_OUTPUT\nsimcore.labkit.self_check("q1", q1, lambda v: v > 0)',
+                      metadata={"tags": ["check"],
+                                "disklab": {"question": "q1", "points": 2, "rel": 0.01}}),
         new_code_cell('### BEGIN SOLUTION\nq2 = "seek"\n### END SOLUTION',
                       metadata={"tags": ["answer"]}),
-        new_code_cell('# NBVAL_CHECK_OUTPUT\nsimcore.labkit.check("q2", q2, "seek")',
-                      metadata={"tags": ["check"], "disklab": {"question": "q2", "points": 1}}),
+        new_code_cell('# NBVAL_CHECK_OUTPUT\nsimcore.labkit.self_check("q2", q2, lambda v: v != "")',
+                      metadata={"tags": ["check"], "disklab": {
+                          "question": "q2", "points": 1, "one_of": ["a seek"]}}),
         new_code_cell('# NBVAL_CHECK_OUTPUT\nsimcore.labkit.check("q2", q2, one_of=["seek"])\n'
                       "### BEGIN HIDDEN TESTS\nassert q2 == 'seek'\n### END HIDDEN TESTS",
                       metadata={"tags": ["check"],
@@ -219,7 +241,7 @@ def toy_lab(executed: bool = True):
         c.id = ["title", "parameters", "answer-q1", "check-q1", "answer-q2", "check-q2",
                 "check-q2-hidden"][i]
     if executed:
-        for c, line in ((cells[3], "q1 ✔ correct\n"), (cells[5], "q2 ✔ correct\n"),
+        for c, line in ((cells[3], FORM.format("q1")), (cells[5], FORM.format("q2")),
                         (cells[6], "q2 ✔ correct\n")):
             c.outputs = [nbformat.v4.new_output("stream", name="stdout", text=line)]
             c.execution_count = 1
@@ -246,6 +268,9 @@ def test_student_version_of_the_toy_lab():
                                          "answer-q2", "check-q2"]  # the hidden check is gone
     assert stu.cells[2].source == "q1 = None  # your answer"
     assert stu.cells[2].metadata["disklab"] == {"answer": "answer-q1"}
+    # how the grader compares (tolerance, accepted alternatives) is not shipped
+    assert stu.cells[3].metadata["disklab"] == {"question": "q1", "points": 2}
+    assert stu.cells[5].metadata["disklab"] == {"question": "q2", "points": 1}
     assert all(c.get("outputs") in (None, []) for c in stu.cells)
     assert key.cells[2].source.startswith("### BEGIN")  # the key is not changed
 
@@ -276,6 +301,11 @@ def test_key_validation_names_the_cell_and_the_fix():
     with pytest.raises(LabFormatError, match="points of q1"):
         inspect_lab(nopoints, "toy.ipynb")
 
+    badrule = toy_lab()
+    badrule.cells[3].metadata["disklab"]["rel"] = -1
+    with pytest.raises(LabFormatError, match="rel must be a number >= 0"):
+        inspect_lab(badrule, "toy.ipynb")
+
     dup = toy_lab()
     dup.cells[4].id = "answer-q1"
     with pytest.raises(LabFormatError, match="repeats the id"):
@@ -302,18 +332,26 @@ def test_write_student_never_overwrites_an_edited_file(tmp_path):
 def test_roster_gives_each_student_a_personal_copy(tmp_path):
     key_path = tmp_path / "toy.ipynb"
     nbformat.write(toy_lab(), str(key_path))
-    written = write_student(key_path, tmp_path / "out", roster=["alice", "bob"])
+    with pytest.raises(ValueError, match="secret"):
+        write_student(key_path, tmp_path / "out", roster=["alice"])
+    written = write_student(key_path, tmp_path / "out", roster=["alice", "bob"], secret=SECRET)
     assert [w.path.relative_to(tmp_path / "out").as_posix() for w in written] == [
         "alice/toy.ipynb", "bob/toy.ipynb"]
     nb = nbformat.read(str(written[0].path), as_version=4)
     assert 'STUDENT_ID = "alice"' in nb.cells[1].source
+    # the handout carries the student's seed, never the secret or how to compute it
+    assert f"SEED = {variant_seed('alice', 'toy', SECRET)}" in nb.cells[1].source
+    assert "variant_seed" not in nb.cells[1].source and SECRET.decode() not in json.dumps(nb)
     assert nb.metadata["disklab"]["student_id"] == "alice"
 
 
 def test_answer_sheet_and_literal_answers():
     key = toy_lab()
-    sheet = answer_sheet(key, "alice", "toy.ipynb")
-    assert sheet == {"q1": 2 * (10 + variant_seed("alice", "toy") % 90), "q2": "seek"}
+    with pytest.raises(ValueError, match="secret"):
+        answer_sheet(key, "alice", "toy.ipynb", secret=b"")
+    sheet = answer_sheet(key, "alice", "toy.ipynb", secret=SECRET)
+    assert sheet == {"q1": 2 * (10 + variant_seed("alice", "toy", SECRET) % 90), "q2": "seek"}
+    assert run_key(key, "x", 5, "toy.ipynb", {3: [("q1", "q1 + 1")]}) == {"q1": 2 * 15 + 1}
     assert literal_answers({"q1": np.float64(1.5), "q4": {"a": np.int64(2)}}) == (
         "q1 = 1.5\nq4 = {'a': 2}")
 
@@ -325,21 +363,27 @@ def test_answer_sheet_and_literal_answers():
 def toy_key(tmp_path):
     path = tmp_path / "toy.ipynb"
     nbformat.write(toy_lab(), str(path))
-    return Key(path)
+    return Key(path, SECRET)
 
 
-def test_splice_uses_the_keys_cells_and_the_students_answers(toy_key):
+def test_splice_runs_the_student_version_with_export_cells_and_no_key(toy_key):
     sub = student_version(toy_key.nb, "toy.ipynb")
     sub.cells[2].source = "q1 = 999"
     sub.cells[3].outputs = [nbformat.v4.new_output("stream", name="stdout",
                                                    text="q1 ✔ correct\n")]  # a faked tick
     sub.cells[3].source = '# NBVAL_CHECK_OUTPUT\nprint("q1 ✔ correct")'   # and a faked check
     merged, notes, flagged = splice(toy_key, sub, "alice")
+    ids = [c.get("id") for c in merged.cells]
+    assert ids == ["title", "parameters", "answer-q1", "check-q1", "disklab-export-q1",
+                   "answer-q2", "check-q2", "disklab-export-q2"]  # no hidden cell inside
     assert merged.cells[2].source == "q1 = 999"
-    assert merged.cells[3].source == toy_key.nb.cells[3].source       # the key's check
-    assert merged.cells[3].outputs == toy_key.nb.cells[3].outputs     # the key's reference
-    assert merged.cells[6].id == "check-q2-hidden"                    # hidden check restored
+    assert merged.cells[3].source.endswith(toy_key.student.cells[3].source.split("\n", 1)[1])
+    assert "NBVAL_CHECK_OUTPUT" not in merged.cells[3].source and not merged.cells[3].outputs
+    assert "emit('q1', lambda: (q1))" in merged.cells[4].source
     assert 'STUDENT_ID = "alice"' in merged.cells[1].source
+    assert f"SEED = {toy_key.seed('alice')}" in merged.cells[1].source
+    text = json.dumps(merged)
+    assert "N * 2" not in text and "a seek" not in text and "HIDDEN" not in text
     assert any("not answer cells" in n for n in notes)
     assert not flagged
 
@@ -361,23 +405,22 @@ def test_splice_detects_deleted_duplicated_reordered_and_added_cells(toy_key):
     assert "you added were not run" in text
     del sub.cells[1]                 # delete the q2 answer
     merged, notes, _ = splice(toy_key, sub, "bob")
-    assert merged.cells[4].source == "q2 = None  # your answer"
+    assert merged.cells[5].source == "q2 = None  # your answer"
     assert any("missing" in n for n in notes)
 
 
-def test_splice_disarms_nbval_markers_and_flags_tampering(toy_key):
+def test_splice_disarms_nbval_markers(toy_key):
     sub = student_version(toy_key.nb, "toy.ipynb")
     sub.cells[2].source = "# NBVAL_SKIP\nq1 = 1"
-    sub.cells[4].source = 'simcore.labkit.check = lambda *a, **k: print("q2 ✔ correct")'
-    merged, notes, flagged = splice(toy_key, sub, "eve")
+    merged, _, _ = splice(toy_key, sub, "eve")
     assert "NBVAL_SKIP" not in merged.cells[2].source
-    assert flagged == ["q2"] and any("check machinery" in n for n in notes)
 
 
 def test_splice_warns_about_a_mismatched_student_id(toy_key):
-    sub = personalize(student_version(toy_key.nb, "toy.ipynb"), "mallory")
-    _, notes, _ = splice(toy_key, sub, "alice")
+    sub = personalize(student_version(toy_key.nb, "toy.ipynb"), "mallory", 12345)
+    _, notes, flagged = splice(toy_key, sub, "alice")
     assert any("'mallory'" in n and "'alice'" in n for n in notes)
+    assert flagged == ["the notebook claims id 'mallory'"]
     assert not any("not answer cells" in n for n in notes)  # setting the id is no edit
     sub = student_version(toy_key.nb, "toy.ipynb")
     _, notes, _ = splice(toy_key, sub, "alice")
@@ -387,7 +430,7 @@ def test_splice_warns_about_a_mismatched_student_id(toy_key):
 @pytest.mark.parametrize("content, msg", [
     ('{"cells": [', "not valid JSON"),
     ('{"hello": 1}', "not a Jupyter notebook"),
-    ("", "not valid JSON"),
+    ("", "empty"),
 ])
 def test_malformed_submissions_are_rejected_with_a_reason(tmp_path, content, msg):
     p = tmp_path / "x.ipynb"
@@ -413,3 +456,23 @@ def test_a_notebook_of_another_lab_is_noted(toy_key):
     sub.metadata["disklab"]["lab"] = "lab3"
     _, notes, _ = splice(toy_key, sub, "alice")
     assert notes[0].startswith("This notebook is 'lab3', but it was graded as 'toy'")
+
+
+def test_two_grading_processes_never_share_a_sandbox_slot():
+    """Each slot's user has all its processes killed after a submission, so slots are locked."""
+    import subprocess
+    import sys
+
+    from simcore.labkit import sandbox
+
+    mine = sandbox.claim_slot()
+    try:
+        other = subprocess.run(
+            [sys.executable, "-c", "from simcore.labkit import sandbox; print(sandbox.claim_slot())"],
+            capture_output=True, text=True, timeout=120, check=True)
+        assert int(other.stdout) != mine
+        second = sandbox.claim_slot()  # the same process does not get it twice either
+        sandbox.release_slot(second)
+        assert second != mine
+    finally:
+        sandbox.release_slot(mine)

@@ -1,7 +1,11 @@
-"""Every lab in labs/: it follows the format, and its student version leaks no solution and runs.
+"""Every lab key in instructors/labs/: it follows the format, its student version leaks no
+solution and runs, and the student versions committed in labs/ are exactly what the keys give.
 
 This is what `make student` must guarantee (issue 4, "Tests": `make student` leaves no solution
-text behind; student versions run top to bottom without crashing). It runs the real command.
+text behind; student versions run top to bottom without crashing; issue 16: the public labs/
+folder, the one Binder and `make lab` open, holds student versions only). It runs the real
+command. Kernel start-up waits are 300 s: on a loaded 2-core machine a kernel can take a minute
+to answer (the 60 s default failed there); only a real hang times out.
 """
 
 from __future__ import annotations
@@ -16,10 +20,11 @@ import pytest
 
 from simcore.labkit.grade import run_nbval
 from simcore.labkit.labformat import inspect_lab, solution_blocks
-from simcore.labkit.student import find_labs, is_lab
+from simcore.labkit.student import find_labs, is_lab, stale_student_versions
 
 ROOT = Path(__file__).resolve().parent.parent
-LABS = [p for p in find_labs([ROOT / "labs"]) if is_lab(nbformat.read(str(p), as_version=4))]
+KEYS = ROOT / "instructors" / "labs"
+LABS = [p for p in find_labs([KEYS]) if is_lab(nbformat.read(str(p), as_version=4))]
 
 
 def solution_only_lines(nb) -> set[str]:
@@ -40,14 +45,40 @@ def solution_only_lines(nb) -> set[str]:
 @pytest.fixture(scope="module")
 def student_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("student")
-    run = subprocess.run([sys.executable, "-m", "simcore", "student", str(ROOT / "labs"),
-                          "--out", str(out)], capture_output=True, text=True, timeout=300)
+    run = subprocess.run([sys.executable, "-m", "simcore", "student", str(KEYS),
+                          "--out", str(out)], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     return out
 
 
 def test_there_is_at_least_lab1():
     assert any(p.name == "lab1_time.ipynb" for p in LABS)
+
+
+def test_public_labs_folder_holds_up_to_date_student_versions_only():
+    assert not stale_student_versions(LABS, ROOT / "labs")
+    for nb_path in sorted((ROOT / "labs").glob("*.ipynb")):
+        text = nb_path.read_text(encoding="utf-8")
+        assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text, nb_path
+        nb = nbformat.read(str(nb_path), as_version=4)
+        assert nb.metadata["disklab"]["version"] == "student", nb_path
+        for cell in nb.cells:  # how the grader compares never ships
+            meta = cell.metadata.get("disklab", {})
+            assert not {"rel", "abs", "one_of", "export", "hidden"} & set(meta), (nb_path, meta)
+
+
+def test_keys_are_neither_installed_nor_shipped_to_binder():
+    import tomllib
+
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    packages = conf["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert not any(p.startswith("instructors") for p in packages)
+    for pkg in ("simcore", "hardware"):
+        assert not list((ROOT / pkg).rglob("*.ipynb")), pkg
+    post = (ROOT / "postBuild").read_text(encoding="utf-8")
+    assert "rm -rf instructors" in post
+    assert "instructors" in (ROOT / "_config.yml").read_text(encoding="utf-8").split(
+        "exclude_patterns:")[1].split("\n")[0]
 
 
 @pytest.mark.parametrize("lab", LABS, ids=lambda p: p.stem)
@@ -79,7 +110,8 @@ def student_runs(student_dir, tmp_path_factory):
         folder.mkdir()
         copy = folder / lab.name
         copy.write_bytes((student_dir / lab.name).read_bytes())
-        cells, ended, tail = run_nbval(copy, cell_timeout=120, timeout=300)
+        cells, ended, tail = run_nbval(copy, cell_timeout=300, timeout=900,
+                                       startup_timeout=300)
         failed = {i: r.errors or r.message for i, r in cells.items() if r.outcome == "failed"}
         return lab.stem, (ended, failed, tail)
 

@@ -9,7 +9,7 @@ import nbformat
 
 from simcore.labkit.labformat import inspect_lab, nbval_markers, tags
 
-LAB = Path(__file__).resolve().parent.parent / "labs" / "lab4_placement.ipynb"
+LAB = Path(__file__).resolve().parent.parent / "instructors" / "labs" / "lab4_placement.ipynb"
 
 
 def test_lab4_follows_the_format_with_five_graded_questions():

@@ -1,10 +1,11 @@
-"""``grade``: grade lab submissions against the key with nbval; write grades.csv and feedback."""
+"""``grade``: grade lab submissions in sandboxes; write grades, gradebooks, feedback, a summary."""
 
 from __future__ import annotations
 
 import os
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 from .notebook_tools import require_notebook_tools
@@ -12,42 +13,121 @@ from .notebook_tools import require_notebook_tools
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "grade", help="grade lab submissions with nbval into grades.csv and feedback",
-        description="Splice each submission's answer cells into the key, run "
-        "pytest --nbval-lax on the merged notebook, and map each check cell to its points.")
-    p.add_argument("--key", required=True, help="the lab with solutions, executed and saved")
-    p.add_argument("submissions", nargs="+", help="submitted notebooks, or folders of them")
-    p.add_argument("--out", required=True, help="the gradebook CSV to write")
+        "grade", help="grade lab submissions (sandboxed) into grades, gradebooks and feedback",
+        description="Run each submission's answers with nbval in a sandbox (its own folder, an "
+        "unprivileged user, no network, CPU/memory/process/time limits), take the answers out "
+        "as strict JSON and compare them with the key's, computed for the student's variant "
+        "in the grader's own process.")
+    p.add_argument("--key", required=True, help="the lab with solutions (instructors/labs/...)")
+    p.add_argument("submissions", nargs="*", help="submitted notebooks, or folders of them")
+    p.add_argument("--out", required=True, help="the grades CSV to write (gradebooks, summary "
+                   "and the received answers are written beside it)")
     p.add_argument("--feedback", help="folder for one feedback file per student "
                    "(default: next to --out, named <out>_feedback)")
+    p.add_argument("--secret", help="the instructor secret file (default: "
+                   "$DISKLAB_SECRET_FILE or ~/.config/disklab/secret)")
+    p.add_argument("--public-variants", action="store_true", help="grade without a secret "
+                   "(variants anyone can compute: practice runs only)")
+    p.add_argument("--roster", help="CSV or text: file name (or stem) and student id per line; "
+                   "files not on it are flagged")
+    p.add_argument("--deadline", help="ISO time (2026-03-01T23:59); later file times are "
+                   "flagged late")
+    p.add_argument("--regrade", metavar="QUESTION", help="judge one question again from the "
+                   "answers stored at grading time, under the (corrected) key; runs nothing")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                    help="submissions graded at once (default: the number of cores)")
     p.add_argument("--cell-timeout", type=float, default=60.0,
                    help="seconds one cell may run (default 60)")
     p.add_argument("--timeout", type=float, default=300.0,
                    help="seconds a whole notebook may run (default 300)")
+    p.add_argument("--memory-mb", type=int, default=2048, help="address space per kernel")
+    p.add_argument("--cpu-seconds", type=int, default=600, help="CPU time per kernel")
+    p.add_argument("--processes", type=int, default=96,
+                   help="processes and threads per sandbox user")
+    p.add_argument("--no-sandbox", action="store_true",
+                   help="run kernels as yourself, unconfined (trusted notebooks only)")
+    p.add_argument("--container", choices=["docker", "podman"], help="print the command that "
+                   "grades inside a throwaway container instead, and exit")
     p.add_argument("--keep-merged", action="store_true",
-                   help="also save each merged notebook (what the grader ran) with the feedback")
+                   help="also save each notebook the grader ran with the feedback")
     p.add_argument("--force", action="store_true", help="allow replacing existing output files")
     p.set_defaults(func=main)
+
+
+def read_roster(path: str) -> dict[str, str]:
+    """``file,id`` per line (or just ``id``, meaning ``id.ipynb``); ``#`` starts a comment."""
+    out: dict[str, str] = {}
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = [x.strip() for x in line.split(",")]
+        if len(parts) == 1:
+            parts = [parts[0], parts[0]]
+        name, sid = parts[0], parts[1]
+        if not sid:
+            raise ValueError(f"{path}: line {n}: no student id")
+        if name in out:
+            raise ValueError(f"{path}: line {n}: {name!r} appears twice")
+        out[name] = sid
+    return out
 
 
 def main(args) -> int:
     require_notebook_tools()
     from ..labkit import grade as g
+    from ..labkit import sandbox
+    from ..labkit import secret as sec
 
     key_path = Path(args.key)
     out = Path(args.out)
     feedback = Path(args.feedback) if args.feedback else out.with_name(out.stem + "_feedback")
+    if args.container:
+        print(sandbox.container_command(key_path, args.submissions[0] if args.submissions
+                                        else "submissions", out, engine=args.container,
+                                        secret=args.secret))
+        return 0
+    secret = None if args.public_variants else sec.load(args.secret)
+    if args.regrade:
+        key = g.Key(key_path, secret)
+        try:
+            _, changes = g.regrade(key, out, feedback, args.regrade)
+        finally:
+            key.close()
+        print(f"regraded {args.regrade}: {len(changes)} change(s)")
+        for c in changes:
+            print(f"  {c}")
+        return 0
+    if not args.submissions:
+        raise ValueError("no submissions given")
+    roster = read_roster(args.roster) if args.roster else None
+    deadline = datetime.fromisoformat(args.deadline).timestamp() if args.deadline else None
     subs = g.collect_submissions(args.submissions, exclude=key_path)
     if not subs:
         raise ValueError("no submissions (.ipynb files) found")
-    key = g.Key(key_path)  # checks the key before any work
-    planned = g.planned_ids(key_path, subs)
+    key = g.Key(key_path, secret)  # checks the key before any work
+    planned = g.planned_ids(key_path, subs, roster)
     try:
         g.check_writable(out, feedback, g.feedback_names(planned), args.force)
     except FileExistsError as exc:
         raise ValueError(str(exc)) from None
+    limits = sandbox.Limits(cpu_s=args.cpu_seconds, memory_mb=args.memory_mb,
+                            processes=args.processes)
+    opts = g.Options(cell_timeout=args.cell_timeout, timeout=args.timeout,
+                     use_sandbox=not args.no_sandbox, limits=limits,
+                     keep_merged=args.keep_merged, roster=roster, deadline=deadline)
+    layers = None
+    if opts.use_sandbox:
+        layers = sandbox.probe_layers(g.hidden_paths(key_path, subs), limits)
+        print("sandbox layers: " + (", ".join(layers["layers"]) or "none")
+              + (f"; MISSING: {', '.join(layers['missing'])}" if layers["missing"] else ""),
+              file=sys.stderr)
+    else:
+        layers = {"layers": [], "missing": ["all: --no-sandbox"]}
+        print("WARNING: --no-sandbox: student code runs as you, unconfined", file=sys.stderr)
+    if secret is None:
+        print("WARNING: --public-variants: anyone can compute any student's variant",
+              file=sys.stderr)
     t0 = time.monotonic()
     count = [0]
 
@@ -56,25 +136,21 @@ def main(args) -> int:
         print(f"[{count[0]}/{len(subs)}] {r.student_id}: {r.total:g} "
               f"({r.status}, {r.seconds:.1f} s)", file=sys.stderr)
 
-    key, results = g.grade(key_path, subs, jobs=args.jobs, cell_timeout=args.cell_timeout,
-                           timeout=args.timeout, keep_merged=args.keep_merged,
+    key, results = g.grade(key_path, subs, jobs=args.jobs, opts=opts, secret=secret,
                            progress=progress)
     try:
-        g.write_report(key, results, out, feedback, force=args.force)
+        g.write_report(key, results, out, feedback, force=args.force, layers=layers)
     except FileExistsError as exc:  # appeared while grading
         raise ValueError(str(exc)) from None
     wall = time.monotonic() - t0
     max_total = sum(key.max.values())
     print(f"{'student':<20} {'score':>9}  status")
     for r in results:
-        print(f"{r.student_id:<20} {r.total:>4g}/{max_total:<4g}  {r.status}")
+        print(f"{r.student_id:<20} {r.total:>4g}/{max_total:<4g}  {r.status}"
+              + (f"  [{'; '.join(r.flagged)}]" if r.flagged else ""))
     print(f"graded {len(results)} submissions in {wall:.1f} s with {args.jobs} jobs; "
           f"grades: {out}; feedback: {feedback}/")
     errors = [r for r in results if r.status == "error"]
     for r in errors:
         print(f"grader error on {r.path}:\n{r.log}", file=sys.stderr)
-    flagged = [r for r in results if r.flagged]
-    for r in flagged:
-        print(f"look at {r.path}: answer cells for {', '.join(r.flagged)} touch the check "
-              "machinery", file=sys.stderr)
     return 1 if errors else 0

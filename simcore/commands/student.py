@@ -17,7 +17,11 @@ def register(sub) -> None:
     p.add_argument("labs", nargs="+", help="lab notebooks, or folders holding them")
     p.add_argument("--out", required=True, help="folder for the student versions")
     p.add_argument("--roster", help="a file with one student id per line: write a "
-                   "personalized copy per student into OUT/<id>/")
+                   "personalized copy per student into OUT/<id>/ (needs the secret)")
+    p.add_argument("--secret", help="the instructor secret file (default: "
+                   "$DISKLAB_SECRET_FILE or ~/.config/disklab/secret)")
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 if a student "
+                   "version in OUT differs from what the key gives (for CI)")
     p.add_argument("--verify", action="store_true", help="run each student version with "
                    "nbval afterwards and report any cell that fails")
     p.add_argument("--force", action="store_true", help="replace files even if they were edited")
@@ -45,6 +49,18 @@ def main(args) -> int:
 
     out = Path(args.out).resolve()
     roster = read_roster(args.roster) if args.roster else None
+    secret = None
+    if roster:
+        from ..labkit import secret as sec
+
+        secret = sec.load(args.secret)
+    if args.check:
+        from ..labkit.student import stale_student_versions
+
+        stale = stale_student_versions(find_labs(args.labs), out)
+        for line in stale:
+            print(f"out of date: {line}", file=sys.stderr)
+        return 1 if stale else 0
     labs = [p for p in find_labs(args.labs) if out not in p.resolve().parents]
     failed = 0
     written = []
@@ -53,7 +69,8 @@ def main(args) -> int:
             if not is_lab(read_notebook(lab)):
                 print(f"skip {lab}: not a lab (no parameters or check cells)", file=sys.stderr)
                 continue
-            done = write_student(lab, args.out, roster=roster, force=args.force)
+            done = write_student(lab, args.out, roster=roster, force=args.force,
+                                 secret=secret)
         except (LabFormatError, FileExistsError) as exc:
             failed += 1
             print(f"error: {exc}", file=sys.stderr)
@@ -77,7 +94,8 @@ def verify(paths) -> int:
         with tempfile.TemporaryDirectory(prefix="disklab-verify-") as tmp:
             copy = Path(tmp) / Path(p).name
             copy.write_bytes(Path(p).read_bytes())
-            cells, ended, tail = run_nbval(copy, cell_timeout=120, timeout=600)
+            cells, ended, tail = run_nbval(copy, cell_timeout=300, timeout=900,
+                                           startup_timeout=300)
         failures = {i: r for i, r in cells.items() if r.outcome == "failed"}
         if failures or ended != "completed":
             bad += 1

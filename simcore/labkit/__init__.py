@@ -1,10 +1,14 @@
-"""Tools for the labs: answer checks, student versions, variants and grading.
+"""Tools for the labs: self-checks, variants, student versions, sandboxed grading.
 
-In a lab notebook: :func:`check` (and :func:`self_check` beside a hidden
-check), :func:`variant_seed`, :func:`variant_rng` and :func:`pick`. The
-instructor's side (student versions, grading) lives in
-:mod:`simcore.labkit.student` and :mod:`simcore.labkit.grade`, behind
-``python -m simcore student`` and ``python -m simcore grade``.
+In a lab notebook: :func:`self_check` (the visible check of an answer's form),
+:func:`variant_seed`, :func:`variant_rng` and :func:`pick`. :func:`check` still
+compares a value with an expected one, for exercises outside graded labs. The
+instructor's side lives in :mod:`simcore.labkit.student` (student versions and
+personal handouts), :mod:`simcore.labkit.grade` (nbval in a sandbox,
+:mod:`simcore.labkit.sandbox`; answers as strict JSON,
+:mod:`simcore.labkit.answers`; judged in the grader's process) and
+:mod:`simcore.labkit.report` (gradebooks, feedback, summary, regrade), behind
+``python -m simcore student``, ``grade``, ``secret`` and ``variants``.
 """
 
 from .check import Verdict, check, self_check, variant_seed

@@ -30,11 +30,59 @@ class KernelDied(RuntimeError):
 
 def pytest_addoption(parser):
     parser.addoption("--disklab-probe", default=None, help="append per-cell results here")
+    parser.addoption("--disklab-sandbox", default=None,
+                     help="start the kernel through simcore.labkit.sandbox with this JSON config")
 
 
 def pytest_configure(config):
     if config.getoption("--disklab-probe"):
         _watch_for_kernel_death()
+    sandbox = config.getoption("--disklab-sandbox")
+    if sandbox:
+        _start_kernels_in_sandbox(sandbox)
+
+
+def _start_kernels_in_sandbox(config_json: str) -> None:
+    """Make nbval start its kernel through the sandbox launcher, over Unix sockets.
+
+    The kernel (and only the kernel) runs behind the sandbox; nbval, this
+    probe and its records stay in the grader's process, out of its reach.
+    """
+    import sys
+
+    import ipykernel.kernelspec
+    import nbval.kernel as nk
+    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+    from jupyter_client.manager import KernelManager
+
+    from simcore.labkit.sandbox import Config, launcher_argv
+
+    cfg = Config.from_json(config_json)
+
+    class SandboxSpecs(KernelSpecManager):
+        def get_kernel_spec(self, kernel_name):
+            argv = [*launcher_argv(cfg), sys.executable, "-m", "ipykernel_launcher",
+                    "-f", "{connection_file}"]
+            return KernelSpec(resource_dir=ipykernel.kernelspec.RESOURCES, argv=argv,
+                              display_name="disklab sandbox", language="python")
+
+    def start_new_kernel(startup_timeout=60, kernel_name="python", **kwargs):
+        km = KernelManager(kernel_name=kernel_name, kernel_spec_manager=SandboxSpecs(),
+                           transport="ipc", ip=f"{cfg.workdir}/kernel")
+        km.connection_file = f"{cfg.workdir}/kernel.json"
+        kwargs["cwd"] = cfg.workdir
+        km.start_kernel(**kwargs)
+        kc = km.client()
+        kc.start_channels()
+        try:
+            kc.wait_for_ready(timeout=startup_timeout)
+        except RuntimeError:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+            raise
+        return km, kc
+
+    nk.start_new_kernel = start_new_kernel
 
 
 def _watch_for_kernel_death() -> None:
@@ -70,6 +118,14 @@ def _text(outputs, name):
                    if o.get("output_type") == "stream" and o.get("name") == name)
 
 
+def _stdout(outputs) -> str:
+    """A cell's stdout: short, except the answer lines an export cell prints."""
+    text = _text(outputs, "stdout")
+    if "DISKLAB-ANSWER " in text:
+        return text[-250_000:]
+    return text[:4000]
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
@@ -99,7 +155,7 @@ def pytest_runtest_makereport(item, call):
         "cell": cell,
         "when": report.when,
         "outcome": "failed" if xfailed else report.outcome,
-        "stdout": _text(outputs, "stdout")[:4000],
+        "stdout": _stdout(outputs),
         "stderr": _text(outputs, "stderr")[:2000],
         "errors": [e[:500] for e in errors],
         "message": message,

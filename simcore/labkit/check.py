@@ -16,6 +16,7 @@ expectation given, a tolerance on a non-number) raises, so the key fails.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import math
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -23,14 +24,26 @@ from typing import Any
 TICK, CROSS, WAIT = "✔", "✘", "…"
 
 
-def variant_seed(student_id: str, lab: str) -> int:
-    """A stable per-student seed: the same id and lab always give the same number.
+def variant_seed(student_id: str, lab: str, secret: bytes | str | None = None) -> int:
+    """A stable per-student seed: the same id, lab (and secret) always give the same number.
 
-    The id is compared without surrounding blanks and case (``" Alice"`` and
-    ``"alice"`` get the same variant), so a file name and a typed id agree.
+    With the instructor's ``secret`` the seed is HMAC-SHA256(secret, "lab:id"):
+    nobody without the secret can compute another student's variant, and the
+    personal handout carries only the resulting seed. Without a secret (the
+    public ``demo`` variant, practice at home) it is a plain SHA-256 of
+    "lab:id", which anyone can compute. The id is compared without
+    surrounding blanks and case (``" Alice"`` and ``"alice"`` get the same
+    variant), so a file name and a typed id agree.
     """
     sid = str(student_id).strip().casefold()
-    digest = hashlib.sha256(f"{lab}:{sid}".encode()).digest()
+    message = f"{lab}:{sid}".encode()
+    if secret is None:
+        digest = hashlib.sha256(message).digest()
+    else:
+        key = secret.encode() if isinstance(secret, str) else bytes(secret)
+        if not key:
+            raise ValueError("the instructor secret is empty")
+        digest = hmac.new(key, message, hashlib.sha256).digest()
     return int.from_bytes(digest[:4], "big")
 
 

@@ -1,8 +1,9 @@
 """A minimal lab in the lab format, and demo submissions for it.
 
 :func:`template_lab` is the smallest notebook that has every part of the format
-(a parameters cell, a variant, answer cells with solutions, a visible check, a
-self-check with a hidden check beside it). Copy it to start a new lab. The
+(a parameters cell, a variant, answer cells with solutions, and check cells: a
+visible self-check of the answer's form, and in the key's metadata the rule the
+grader applies on its own side). Copy it to start a new lab. The
 book's chapter for instructors grades :func:`write_demo_submissions` with it.
 """
 
@@ -14,6 +15,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 RPMS = [3600, 4200, 5400, 7200, 10000, 15000]
+FORM_OK = "{} ✔ has the right form (the grader checks the value)\n"
 
 
 def _cell(kind, cid, source, tags=(), disklab=None, stdout=None):
@@ -48,25 +50,18 @@ def template_lab(lab: str = "template") -> nbformat.NotebookNode:
         _cell("code", "answer-q1", "### BEGIN SOLUTION\nq1 = 30_000 / RPM\n### END SOLUTION",
               tags=["answer"]),
         _cell("code", "check-q1", "# NBVAL_CHECK_OUTPUT\n"
-              "_rpm = simcore.labkit.pick(SEED, RPMS)\n"
-              'simcore.labkit.check("q1", q1, simcore.mean_rotational_latency_ms(_rpm), '
-              'rel=0.01,\n                     hint="half a revolution.")',
-              tags=["check"], disklab={"question": "q1", "points": 1},
-              stdout="q1 ✔ correct\n"),
-        _cell("md", "q2-text", "**q2.** How long is one revolution, in ms? (The check below "
-              "only looks at the form of your answer; the grader checks the value.)"),
+              'simcore.labkit.self_check("q1", q1, lambda v: 0 < float(v) < 50, '
+              'hint="a time in ms.")',
+              tags=["check"], disklab={"question": "q1", "points": 1, "rel": 0.01},
+              stdout=FORM_OK.format("q1")),
+        _cell("md", "q2-text", "**q2.** How long is one revolution, in ms?"),
         _cell("code", "answer-q2", "### BEGIN SOLUTION\nq2 = 60_000 / RPM\n### END SOLUTION",
               tags=["answer"]),
         _cell("code", "check-q2", "# NBVAL_CHECK_OUTPUT\n"
               'simcore.labkit.self_check("q2", q2, lambda v: float(v) > 0, '
               'hint="a time in ms.")',
-              tags=["check"], disklab={"question": "q2", "points": 0},
-              stdout="q2 ✔ has the right form (the grader checks the value)\n"),
-        _cell("code", "check-q2-hidden", "# NBVAL_CHECK_OUTPUT\n"
-              "_rpm = simcore.labkit.pick(SEED, RPMS)\n"
-              'simcore.labkit.check("q2", q2, 60_000 / _rpm, rel=0.01)',
-              tags=["check"], disklab={"question": "q2", "points": 2, "hidden": True},
-              stdout="q2 ✔ correct\n"),
+              tags=["check"], disklab={"question": "q2", "points": 2, "rel": 0.01},
+              stdout=FORM_OK.format("q2")),
     ]
     nb = new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
@@ -76,8 +71,13 @@ def template_lab(lab: str = "template") -> nbformat.NotebookNode:
     return nb
 
 
-def write_demo_submissions(key_path: str | Path, folder: str | Path) -> list[Path]:
-    """Four submissions for a template lab: right, blank, one wrong answer, not a notebook."""
+def write_demo_submissions(key_path: str | Path, folder: str | Path,
+                           secret: bytes | None = None) -> list[Path]:
+    """Four submissions for a template lab: right, blank, one wrong answer, not a notebook.
+
+    ``ada`` types in her q2 as a number: the value of her variant under ``secret``
+    (the public variant without one), so she scores only if graded with the same secret.
+    """
     from .labformat import set_parameter
     from .student import student_version
     from .variants import answer_sheet
@@ -99,7 +99,14 @@ def write_demo_submissions(key_path: str | Path, folder: str | Path) -> list[Pat
         nbformat.write(nb, str(p))
         out.append(p)
 
-    ada = answer_sheet(key, "ada", key_path)
+    if secret:
+        ada = answer_sheet(key, "ada", key_path, secret=secret)
+    else:
+        from .check import variant_seed
+        from .variants import run_key
+
+        lab = key.metadata["disklab"]["lab"]
+        ada = run_key(key, "ada", variant_seed("ada", lab), key_path)
     save("ada", {"answer-q1": "q1 = 30_000 / RPM", "answer-q2": f"q2 = {ada['q2']!r}"})
     save("ben", {})
     save("cy", {"answer-q1": "q1 = 60_000 / RPM  # a whole revolution",
@@ -107,4 +114,83 @@ def write_demo_submissions(key_path: str | Path, folder: str | Path) -> list[Pat
     broken = folder / "dee.ipynb"
     broken.write_text('{"cells": [{"cell_type": "code", "source": "q1 = ')
     out.append(broken)
+    return out
+
+
+HOSTILE = {
+    "patch-checker": "import simcore.labkit\nsimcore.labkit.self_check = lambda *a, **k: "
+                     "print('q ✔ correct')\n{name} = 12345.0",
+    "always-equal": "class _Yes:\n    def __eq__(self, other):\n        return True\n"
+                    "{name} = _Yes()",
+    "os-system": "import os\nos.system('rm -rf /tmp/* ~/* 2>/dev/null')\n{name} = None",
+    "endless-loop": "while True:\n    pass",
+    "swallow-interrupt": "import time\nwhile True:\n    try:\n        time.sleep(0.5)\n"
+                         "    except KeyboardInterrupt:\n        pass",
+    "memory-hog": "my_blocks = []\nwhile True:\n    my_blocks.append(bytearray(100_000_000))",
+    "detached-daemon": "import os, time\nif os.fork() == 0:\n    os.setsid()\n"
+                       "    time.sleep(600)\n    os._exit(0)\n{name} = None",
+}
+
+
+def write_class_submissions(key_path: str | Path, folder: str | Path, n: int = 200,
+                            secret: bytes | None = None, seed: int = 0) -> list[Path]:
+    """``n`` submissions of a lab for a benchmark: right, wrong, blank and hostile.
+
+    Drawn from ``seed``: about half the class hands in the key's solutions, a fifth makes one
+    honest mistake (a question answered with a wrong number), a tenth hands in the blank copy,
+    a tenth types in their own right numbers, and a tenth attacks one question with one of
+    :data:`HOSTILE` (patched checks, lying objects, ``os.system``, endless and
+    interrupt-swallowing loops, a memory hog, a detached daemon). Files are ``sNNN.ipynb``.
+    """
+    import numpy as np
+
+    from .check import variant_seed
+    from .labformat import is_answer
+    from .student import student_version
+    from .variants import literal_answers, run_key
+
+    key = nbformat.read(str(key_path), as_version=4)
+    lab = key.metadata["disklab"]["lab"]
+    stu = student_version(key, key_path)
+    answer_cells = [c for c in key.cells if is_answer(c)]
+    solutions = {c.id: c.source for c in answer_cells}
+    rng = np.random.default_rng(seed)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    kinds = list(HOSTILE)
+    out = []
+    for i in range(1, n + 1):
+        sid = f"s{i:03d}"
+        u = rng.random()
+        answers: dict[str, str] = {}
+        if u < 0.5:
+            answers = dict(solutions)
+        elif u < 0.7:
+            answers = dict(solutions)
+            victim = answer_cells[int(rng.integers(len(answer_cells)))]
+            names = [n_ for n_ in victim.source.split("\n") if "=" in n_ and n_[:1].isalpha()]
+            name = names[-1].split("=")[0].strip() if names else "q1"
+            answers[victim.id] = f"{name} = {float(rng.uniform(0.5, 50)):.3f}"
+        elif u < 0.8:
+            answers = {}
+        elif u < 0.9:
+            values = run_key(key, sid, variant_seed(sid, lab, secret), key_path)
+            for c in answer_cells:
+                names = [q for q in values if f"{q} =" in c.source or f"def {q}" in c.source]
+                plain = {q: values[q] for q in names if not callable(values[q])}
+                answers[c.id] = literal_answers(plain) if plain else solutions[c.id]
+        else:
+            answers = dict(solutions)
+            victim = answer_cells[int(rng.integers(len(answer_cells)))]
+            attack = kinds[int(rng.integers(len(kinds)))]
+            names = [ln.split("=")[0].strip() for ln in victim.source.split("\n")
+                     if "=" in ln and ln[:1].isalpha()]
+            answers[victim.id] = HOSTILE[attack].format(name=names[-1] if names else "q1")
+        nb = nbformat.from_dict(nbformat.reads(nbformat.writes(stu), as_version=4))
+        for cell in nb.cells:
+            if cell.get("id") in answers:
+                cell.source = answers[cell.id]
+        p = folder / f"{sid}.ipynb"
+        nbformat.write(nb, str(p))
+        out.append(p)
     return out

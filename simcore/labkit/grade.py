@@ -1,73 +1,78 @@
-"""Grading: splice a student's answers into the key, run nbval on it, map checks to points.
+"""Grading: run each submission in a sandbox with nbval, judge its answers outside it.
 
-nbval alone only compares a notebook with its own stored outputs, so a student
-who saved a fake tick would pass. The grader therefore builds a *merged*
-notebook for each submission: the key's cells (its parameters, its check
-cells with their reference outputs, its hidden checks), with the student's
-answer cells put in place of the key's and the student's id written into the
-parameters cell, so the checks recompute the student's own variant. It runs
-``pytest --nbval-lax --nbval-current-env`` on that notebook with a per-cell
-and a whole-notebook timeout, reads each check cell's pass or fail (recorded
-cell by cell by :mod:`simcore.labkit._nbval_probe`), and turns it into points.
+For every submission the grader builds the notebook to run from the lab's
+*student version* (never the key): the student's answer cells put in place,
+``STUDENT_ID`` and ``SEED`` set to the variant of the id taken from the file
+name or roster (HMAC of the instructor secret), and after each question one
+export cell that hands the answer out as strict JSON
+(:mod:`simcore.labkit.answers`). ``pytest --nbval-lax`` runs that notebook
+cell by cell in the grader's process; the kernel alone runs inside the
+sandbox (:mod:`simcore.labkit.sandbox`: its own folder, an unprivileged user,
+no network, rlimits, a PID namespace that takes everything down at the end).
+:mod:`simcore.labkit._nbval_probe` records each cell's outcome and output into
+a file only the grader can reach.
 
-Answer cells are paired by their nbformat cell id, or by the
-``disklab.answer`` stamp the student version carries. A deleted answer
-counts as unanswered; a duplicated one is graded from its last copy; answers
-are always run in the key's order. A submission that is not a notebook,
-crashes, hangs or kills its kernel still gets a row (zero for what failed)
-and feedback that says why; the run goes on with the next one.
+In its own process the grader runs the key for the same student
+(:func:`simcore.labkit.variants.run_key`), evaluates each question's export
+expression there, and compares the two plain values with the question's rule
+(tolerance, accepted alternatives). Nothing the student's code does can reach
+that comparison: no check function to patch, no object whose ``==`` lies, no
+expected value inside the sandbox to read.
 
-Limits, said plainly: answer cells run in the same kernel as the checks, so
-a student who deliberately rewrites the check function or ``print`` can fake
-a pass. The grader flags answer cells that touch the check machinery for a
-human to look at; it does not sandbox them.
+A submission that is not a notebook, crashes, hangs or kills its kernel still
+gets a row (zero for what failed) and feedback that says why; the run goes on
+with the next one. The answers received are kept (``answers.json``), so one
+question can be regraded under a corrected key without running anything again.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
-import csv
+import functools
 import json
 import os
+import queue
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 from nbformat import NotebookNode
 
-from .check import TICK
+from . import answers, sandbox
+from .check import variant_seed
 from .labformat import (
     NBVAL_MARKER,
     LabFormatError,
     LabInfo,
+    Question,
     disklab_meta,
     inspect_lab,
     is_answer,
+    nbval_markers,
     read_notebook,
     set_parameter,
+    tags,
 )
 from .student import safe_name, student_version
-from .variants import DEFAULT_ID, declared_id, student_id_of
+from .variants import DEFAULT_ID, declared_id, metadata_id, run_key, set_seed, student_id_of
 
 MAX_SUBMISSION_BYTES = 20_000_000
-SUSPICIOUS = re.compile(
-    r"\b(labkit|_judge|Verdict|builtins|__builtins__|sys\.modules|sys\.stdout|"
-    r"redirect_stdout|get_ipython|sys\.settrace)\b|\bprint\s*=|\bcheck\s*=|def\s+check\b|"
-    r"def\s+print\b"
-)
+EXPORT_TAG = "disklab-export"
 
 
 @dataclass
 class CellRun:
-    """What the probe recorded for one code cell of the merged notebook."""
+    """What the probe recorded for one code cell of the notebook run in the sandbox."""
 
     outcome: str  # passed, failed, skipped
     stdout: str = ""
@@ -82,12 +87,15 @@ class Result:
     path: str
     student_id: str
     id_source: str
-    status: str = "graded"  # graded, timeout, kernel-died, invalid, error
+    status: str = "graded"  # graded, timeout, kernel-died, invalid, wrong-lab, empty, error
     scores: dict[str, float] = field(default_factory=dict)
     lines: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     flagged: list[str] = field(default_factory=list)
+    received: dict[str, dict] = field(default_factory=dict)  # question -> what came out
     seconds: float = 0.0
+    late_minutes: float = 0.0
+    sandbox_user: str = ""  # the unprivileged user its kernel ran as
     log: str = ""
     merged: NotebookNode | None = None
 
@@ -97,25 +105,79 @@ class Result:
 
 
 class Key:
-    """A key notebook, checked once and ready to merge submissions into."""
+    """A key notebook, checked once: its questions, rules and student version."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, secret: bytes | None = None):
         self.path = Path(path)
         self.nb = read_notebook(self.path)
         self.info: LabInfo = inspect_lab(self.nb, self.path, require_outputs=True)
-        student = student_version(self.nb, self.path)
-        self.student_sources = {c.id: c.source for c in student.cells if c.get("id")}
-        self.key_ids = [c.get("id") for c in self.nb.cells]
-        self.code_cells = [c for c in self.nb.cells if c.cell_type == "code"]
+        self.student = student_version(self.nb, self.path)
+        self.student_sources = {c.id: c.source for c in self.student.cells if c.get("id")}
+        self.secret = secret
         self.max = self.info.max_points()
         self.answer_labels = {
             cid: ", ".join(names) if names else f"cell {cid}"
             for cid, names in self.info.answer_names.items()
         }
+        self.spec: dict[str, Question] = {}
+        for q in self.info.checks:  # the first check cell of a question says how to judge it
+            self.spec.setdefault(q.question, q)
+        self.rules = {q: answers.Rule.from_meta(s.rule, f"{self.path}: {q}")
+                      for q, s in self.spec.items()}
+        self._expected: dict[str, dict] = {}
+        self._lock = threading.Lock()
+        self._pool: ProcessPoolExecutor | None = None
+        self.layers: dict | None = None  # the sandbox layers present when it last graded
 
     @property
     def lab(self) -> str:
         return self.info.lab
+
+    def seed(self, student_id: str) -> int:
+        return variant_seed(student_id, self.lab, self.secret)
+
+    def export_of(self, q: str) -> str:
+        return self.spec[q].export or q
+
+    def expected(self, student_id: str) -> dict:
+        """The key's plain answers for a student's variant (cached).
+
+        Computed by running the key in a separate worker process of the grader
+        (trusted code, never in a sandbox), so the key's own state and numpy's
+        thread pools stay out of the grading threads.
+        """
+        sid = student_id.strip().casefold()
+        with self._lock:
+            if sid not in self._expected:
+                if self._pool is None:
+                    import multiprocessing
+
+                    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+                    self._pool = ProcessPoolExecutor(
+                        max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+                by_cell: dict[int, list[tuple[str, str]]] = {}
+                for q, s in self.spec.items():
+                    by_cell.setdefault(s.code_index, []).append((q, self.export_of(q)))
+                self._expected[sid] = self._pool.submit(
+                    _expected_worker, str(self.path), student_id, self.seed(student_id),
+                    by_cell).result()
+            return self._expected[sid]
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+
+@functools.lru_cache(maxsize=4)
+def _read_key(path: str) -> NotebookNode:
+    return read_notebook(path)
+
+
+def _expected_worker(path: str, student_id: str, seed: int,
+                     by_cell: dict[int, list[tuple[str, str]]]) -> dict:
+    raw = run_key(_read_key(path), student_id, seed, path, by_cell)
+    return {q: answers.to_plain(v, f"the key's {q}") for q, v in raw.items()}
 
 
 def _fmt(x: float) -> str:
@@ -125,6 +187,8 @@ def _fmt(x: float) -> str:
 def read_submission(path: Path) -> NotebookNode:
     """Read a submission; raise ValueError with a student-readable reason if it is no notebook."""
     size = path.stat().st_size
+    if size == 0:
+        raise ValueError("the file is empty")
     if size > MAX_SUBMISSION_BYTES:
         raise ValueError(f"the file is {size / 1e6:.0f} MB, more than a lab notebook can be")
     text = path.read_bytes().decode("utf-8", errors="replace")
@@ -146,13 +210,30 @@ def read_submission(path: Path) -> NotebookNode:
 
 
 def _neutralize(source: str) -> str:
-    """Disarm nbval markers in a student's cell (a student must not skip or relax checks)."""
+    """Disarm nbval markers (the run only reports what failed; nothing is compared)."""
     return NBVAL_MARKER.sub(r"\1# (an nbval marker was removed here by the grader)", source)
+
+
+def export_cell(question: str, expression: str) -> NotebookNode:
+    """The cell that hands one answer out of the sandbox as strict JSON."""
+    src = ("import simcore.labkit.answers as _disklab_answers\n"
+           f"_disklab_answers.emit({question!r}, lambda: ({expression}))")
+    cell = nbformat.v4.new_code_cell(src)
+    cell.id = f"disklab-export-{safe_name(question)}"
+    cell.metadata["tags"] = [EXPORT_TAG]
+    cell.metadata["disklab"] = {"export": question}
+    return cell
 
 
 def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, list[str],
                                                                    list[str]]:
-    """The merged notebook for one submission, notes for the student, and flagged cells."""
+    """The notebook to run for one submission, notes for the student, and flags for the grader.
+
+    Built from the student version: the student's answer cells replace the
+    placeholders, the parameters cell gets the student's id and seed, every
+    question gets its export cell, and nbval markers are disarmed except the
+    lab's own ``NBVAL_SKIP`` on hardware cells.
+    """
     notes: list[str] = []
     flagged: list[str] = []
     where: dict[str, list[int]] = {}
@@ -162,17 +243,22 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
             if isinstance(k, str):
                 where.setdefault(k, []).append(pos)
 
-    merged = copy.deepcopy(key.nb)
+    merged = copy.deepcopy(key.student)
+    placeholders = {c.id: c.source for c in key.student.cells if c.get("id")}
     chosen_positions: list[int] = []
     for cell in merged.cells:
+        if cell.cell_type != "code":
+            continue
         if not is_answer(cell):
+            if "hardware" not in tags(cell):
+                cell.source = _neutralize(cell.source)
             continue
         cid = cell.id
         label = key.answer_labels.get(cid, cid)
         found = where.get(cid, [])
         code = [p for p in found if sub.cells[p].get("cell_type") == "code"]
         if not code:
-            source = key.student_sources.get(cid, "")
+            source = placeholders.get(cid, "")
             if found:
                 notes.append(f"The answer cell for {label} is no longer a code cell; it was "
                              "graded as unanswered.")
@@ -186,8 +272,6 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
                              "copy was graded.")
             chosen_positions.append(pos)
             source = sub.cells[pos].get("source", "")
-            if SUSPICIOUS.search(source):
-                flagged.append(label)
         cell.source = _neutralize(source)
         cell.outputs = []
         cell.execution_count = None
@@ -196,37 +280,33 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
                      "lab's order.")
 
     # What else the student changed: reported, never used.
-    key_ids = set(key.key_ids)
+    stu_ids = set(placeholders)
     answer_ids = set(key.info.answer_ids)
     params_id = key.nb.cells[key.info.parameters_index].get("id")
 
     def normalized(cid: str, source: str) -> str:
-        if cid == params_id:  # setting STUDENT_ID there is what students are asked to do
+        if cid == params_id:  # setting STUDENT_ID (and a handout's SEED) is expected there
             with contextlib.suppress(LabFormatError):
                 source = set_parameter(source, "STUDENT_ID", DEFAULT_ID)
+            return "\n".join(ln for ln in source.splitlines()
+                             if not ln.strip().startswith("SEED")).strip()
         return source.strip()
 
-    edited = []
-    for c in sub.cells:
-        cid = c.get("id")
-        if (c.get("cell_type") == "code" and cid in key_ids and cid not in answer_ids
-                and cid in key.student_sources
-                and normalized(cid, c.get("source", "")) != normalized(
-                    cid, key.student_sources[cid])):
-            edited.append(cid)
+    edited = [c.get("id") for c in sub.cells
+              if c.get("cell_type") == "code" and c.get("id") in stu_ids
+              and c.get("id") not in answer_ids
+              and normalized(c.get("id"), c.get("source", "")) != normalized(
+                  c.get("id"), placeholders[c.get("id")])]
     if edited:
         notes.append(f"You changed {len(edited)} cell(s) that are not answer cells "
-                     f"({', '.join(edited[:5])}); the grader used the lab's own version.")
+                     f"({', '.join(str(e) for e in edited[:5])}); the grader used the lab's "
+                     "own version.")
     added = [c for c in sub.cells if c.get("cell_type") == "code"
-             and c.get("id") not in key_ids and disklab_meta(c).get("answer") not in answer_ids
+             and c.get("id") not in stu_ids and disklab_meta(c).get("answer") not in answer_ids
              and c.get("source", "").strip()]
     if added:
         notes.append(f"{len(added)} code cell(s) you added were not run by the grader: put "
                      "everything an answer needs into its answer cell.")
-
-    if flagged:
-        notes.append("Answer cell(s) for " + ", ".join(flagged) + " touch the check machinery "
-                     "(check, print, builtins, ...); your instructor will look at them.")
 
     other = sub.metadata.get("disklab", {}).get("lab") if isinstance(
         sub.metadata.get("disklab"), dict) else None
@@ -234,18 +314,37 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
         notes.insert(0, f"This notebook is {other!r}, but it was graded as {key.lab!r}: "
                      "was the right file handed in?")
 
-    declared = declared_id(sub)
-    if declared is not None and declared.strip().casefold() != student_id.strip().casefold():
-        if declared == DEFAULT_ID:
-            notes.append(f'Your parameters cell still says STUDENT_ID = "{DEFAULT_ID}"; your '
-                         f"answers were checked against the variant of {student_id!r}. Numbers "
-                         "typed in from the demo variant will not match.")
-        else:
-            notes.append(f"Your parameters cell says STUDENT_ID = {declared!r}, but this "
-                         f"notebook was graded as {student_id!r}.")
+    claimed = {metadata_id(sub), declared_id(sub)} - {None, DEFAULT_ID}
+    mismatch = sorted(c for c in claimed if c.strip().casefold() != student_id.casefold())
+    if mismatch:
+        flagged.append(f"the notebook claims id {mismatch[0]!r}")
+        notes.append(f"This notebook says it belongs to {mismatch[0]!r}, but it was handed in "
+                     f"as {student_id!r}; it was graded as {student_id!r} and your instructor "
+                     "will look at it.")
+    elif declared_id(sub) == DEFAULT_ID:
+        notes.append(f'Your parameters cell still says STUDENT_ID = "{DEFAULT_ID}"; your '
+                     f"answers were checked against the variant of {student_id!r}.")
 
-    params = merged.cells[key.info.parameters_index]
-    params.source = set_parameter(params.source, "STUDENT_ID", student_id)
+    params = next(c for c in merged.cells if "parameters" in tags(c))
+    params.source = set_seed(set_parameter(params.source, "STUDENT_ID", student_id),
+                             key.seed(student_id))
+
+    # One export cell right after the check cell of each question (a hidden check cell is not
+    # in the student version: then after the nearest cell before it that is).
+    code_ids = [c.get("id") for c in key.nb.cells if c.cell_type == "code"]
+    present = {c.get("id") for c in merged.cells}
+    after: dict[str, list[str]] = {}
+    for q, spec in key.spec.items():
+        i = spec.code_index
+        while i > 0 and code_ids[i] not in present:
+            i -= 1
+        after.setdefault(code_ids[i], []).append(q)
+    out_cells: list[NotebookNode] = []
+    for cell in merged.cells:
+        out_cells.append(cell)
+        for q in after.get(cell.get("id"), []):
+            out_cells.append(export_cell(q, key.export_of(q)))
+    merged.cells = out_cells
     meta = merged.metadata.get("disklab")
     merged.metadata["disklab"] = {**(meta if isinstance(meta, dict) else {}),
                                   "student_id": student_id, "merged": True}
@@ -253,7 +352,7 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
 
 
 def _kill_tree(proc: subprocess.Popen) -> None:
-    """Stop pytest and everything it started (the kernel runs in its own session)."""
+    """Stop pytest and everything it started."""
     try:
         import psutil
 
@@ -264,14 +363,17 @@ def _kill_tree(proc: subprocess.Popen) -> None:
         with contextlib.suppress(Exception):
             p.kill()
     with contextlib.suppress(Exception):
+        os.killpg(proc.pid, 9)
+    with contextlib.suppress(Exception):
         proc.kill()
     with contextlib.suppress(Exception):
-        proc.wait(timeout=10)
+        proc.wait(timeout=30)
 
 
 def run_nbval(nb_path: Path, *, cell_timeout: float, timeout: float,
-              extra_args: Sequence[str] = ()) -> tuple[dict[int, CellRun], str, str]:
-    """Run ``pytest --nbval-lax --nbval-current-env`` on one notebook.
+              extra_args: Sequence[str] = (), sandbox_config: sandbox.Config | None = None,
+              startup_timeout: float = 300.0) -> tuple[dict[int, CellRun], str, str]:
+    """Run ``pytest --nbval-lax`` on one notebook (its kernel in a sandbox if configured).
 
     Returns the per-cell results (by code-cell index), how the run ended
     (``completed``, ``timeout`` or ``error``) and the tail of pytest's output.
@@ -282,11 +384,17 @@ def run_nbval(nb_path: Path, *, cell_timeout: float, timeout: float,
     ini.write_text("[pytest]\n")
     cmd = [
         sys.executable, "-m", "pytest", str(nb_path), "-p", "nbval.plugin",
-        "-p", "simcore.labkit._nbval_probe", "--nbval-lax", "--nbval-current-env",
+        "-p", "simcore.labkit._nbval_probe", "--nbval-lax",
         f"--nbval-cell-timeout={cell_timeout:g}", f"--disklab-probe={probe}",
+        f"--nbval-kernel-startup-timeout={startup_timeout:g}",
         "-p", "no:cacheprovider", "-c", str(ini), "--rootdir", str(work), "-q", "--no-header",
         *extra_args,
     ]
+    if sandbox_config is not None:
+        cmd += ["--nbval-kernel-name=disklab-sandbox",
+                f"--disklab-sandbox={sandbox_config.to_json()}"]
+    else:
+        cmd.append("--nbval-current-env")
     env = dict(os.environ)
     # Only nbval and the probe: other installed plugins (hypothesis, ...) cost seconds each run.
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
@@ -313,7 +421,7 @@ def run_nbval(nb_path: Path, *, cell_timeout: float, timeout: float,
                                                 rec.get("errors", []), rec.get("message", ""))
     tail = (out or b"").decode("utf-8", errors="replace")[-3000:]
     if probe.exists():
-        bad = [ln for ln in probe.read_text(encoding="utf-8").splitlines()
+        bad = [ln[:600] for ln in probe.read_text(encoding="utf-8").splitlines()
                if '"outcome": "failed"' in ln]
         tail += "\n-- failed cells --\n" + "\n".join(bad[:20])
     if ended == "completed" and proc.returncode not in (0, 1):
@@ -321,36 +429,161 @@ def run_nbval(nb_path: Path, *, cell_timeout: float, timeout: float,
     return results, ended, tail
 
 
-def grade_one(key: Key, path: str | Path, *, cell_timeout: float = 60.0,
-              timeout: float = 300.0, keep_merged: bool = False) -> Result:
+@dataclass
+class Options:
+    """How submissions are run: time limits, sandbox, what to hide from the sandbox."""
+
+    cell_timeout: float = 60.0
+    timeout: float = 300.0
+    use_sandbox: bool = True
+    limits: sandbox.Limits = field(default_factory=sandbox.Limits)
+    hide: list[str] = field(default_factory=list)
+    keep_merged: bool = False
+    roster: dict[str, str] | None = None
+    deadline: float | None = None  # a POSIX time; later file times are flagged late
+
+
+class Slots:
+    """One sandbox user per concurrent job, handed out and taken back."""
+
+    def __init__(self, n: int, use_sandbox: bool):
+        self.free: queue.Queue[int] = queue.Queue()
+        self.claimed = [sandbox.claim_slot() for _ in range(n)] if use_sandbox else list(range(n))
+        for i in self.claimed:
+            self.free.put(i)
+        self.users = {i: sandbox.sandbox_user(i) if use_sandbox else None for i in self.claimed}
+        self.use_sandbox = use_sandbox
+
+    def close(self) -> None:
+        if self.use_sandbox:
+            for i in self.claimed:
+                sandbox.release_slot(i)
+
+
+def grade_one(key: Key, path: str | Path, opts: Options | None = None,
+              slots: Slots | None = None) -> Result:
     """Grade one submission against a key; never raises for a bad submission."""
+    opts = opts or Options()
     t0 = time.monotonic()
     path = Path(path)
     zero = {q: 0.0 for q in key.info.questions}
+    sid, how = student_id_of(path, key.path.stem, opts.roster)
+    res = Result(str(path), sid, how, scores=dict(zero))
+    with contextlib.suppress(OSError):
+        if opts.deadline is not None and path.stat().st_mtime > opts.deadline:
+            res.late_minutes = round((path.stat().st_mtime - opts.deadline) / 60, 1)
+    if opts.roster is not None and how != "roster":
+        res.flagged.append("not on the roster")
+        res.notes.append(f"{path.name} is not on the roster; it was graded as {sid!r}.")
     try:
         sub = read_submission(path)
     except (ValueError, OSError) as exc:
-        sid, how = student_id_of(None, path, key.path.stem)
-        res = Result(str(path), sid, how, status="invalid", scores=zero,
-                     notes=[f"Your file could not be graded: {exc}"])
+        res.status = "empty" if "empty" in str(exc) else "invalid"
+        res.notes.append(f"Your file could not be graded: {exc}")
         res.lines = {q: ["not graded (the file is not a readable notebook)"] for q in zero}
         res.seconds = time.monotonic() - t0
         return res
-    sid, how = student_id_of(sub, path, key.path.stem)
-    res = Result(str(path), sid, how, scores=dict(zero))
+    other = sub.metadata.get("disklab", {}).get("lab") if isinstance(
+        sub.metadata.get("disklab"), dict) else None
+    if isinstance(other, str) and other != key.lab:
+        res.status = "wrong-lab"
+    elif not any(c.get("cell_type") == "code" and c.get("source", "").strip()
+                 for c in sub.cells):
+        res.status = "empty"
     merged, notes, flagged = splice(key, sub, sid)
     res.notes.extend(notes)
-    res.flagged = flagged
-    if keep_merged:
+    res.flagged.extend(flagged)
+    if opts.keep_merged:
         res.merged = merged
-    with tempfile.TemporaryDirectory(prefix="disklab-grade-") as tmp:
-        nb_path = Path(tmp) / f"{key.path.stem}.ipynb"
-        nbformat.write(merged, str(nb_path))
-        cells, ended, tail = run_nbval(nb_path, cell_timeout=cell_timeout, timeout=timeout)
+    cells, ended, tail = _sandboxed_run(merged, opts, slots, res)
+    # An answer that killed the kernel (os._exit, a crash, a limit, a loop that swallows the
+    # interrupt) would cost every answer after it. Run the rest again without that cell (at most
+    # twice), so it costs only its own question and the answers that use it.
+    for _ in range(2):
+        fatal = _fatal_answer(key, merged, cells)
+        if fatal is None or ended != "completed":
+            break
+        index, cell = fatal
+        label = key.answer_labels.get(cell.id, cell.id)
+        again = copy.deepcopy(merged)
+        code = [c for c in again.cells if c.cell_type == "code"]
+        code[index].source = key.student_sources.get(cell.id, "pass")
+        more, ended, tail2 = _sandboxed_run(again, opts, slots, res)
+        cells = {**{i: r for i, r in cells.items() if i <= index},
+                 **{i: r for i, r in more.items() if i > index}}
+        tail += "\n-- second run --\n" + tail2
+        res.notes.append(f"Your answer cell for {label} stopped the Python kernel, so the grader "
+                         "ran the rest of your notebook again without it: only that answer (and "
+                         "answers that use it) lost points.")
     res.log = tail
-    _score(key, res, cells, ended, cell_timeout, timeout)
+    try:
+        expected = key.expected(sid)
+    except Exception as exc:  # the key failed for this variant: the instructor must know
+        res.status = "error"
+        res.notes.append("The grader could not compute the answers of your variant; your "
+                         "instructor has the details and will grade it again.")
+        res.log += f"\nkey failed for {sid!r}: {type(exc).__name__}: {exc}"
+        res.seconds = time.monotonic() - t0
+        return res
+    _score(key, res, merged, cells, ended, expected, opts)
     res.seconds = time.monotonic() - t0
     return res
+
+
+def _sandboxed_run(merged: NotebookNode, opts: Options, slots: Slots | None,
+                   res: Result) -> tuple[dict[int, CellRun], str, str]:
+    """Run one notebook in a fresh sandbox; afterwards nothing of it is left running."""
+    slot = slots.free.get() if slots else None
+    user = slots.users.get(slot) if slots and slot is not None else None
+    private = Path(tempfile.mkdtemp(prefix="disklab-grade-"))
+    private.chmod(0o700)
+    work = None
+    try:
+        nb_path = private / "submission.ipynb"
+        nbformat.write(merged, str(nb_path))
+        cfg = None
+        if opts.use_sandbox:
+            uid, gid = (user[0], user[1]) if user else (None, None)
+            res.sandbox_user = user[2] if user else ""
+            work = sandbox.make_workdir(uid, gid)
+            layers = sandbox.probe_layers(opts.hide, opts.limits)
+            hide = [*opts.hide, str(private)]
+            cfg = sandbox.make_config(work, uid if "unprivileged-user" in layers["layers"]
+                                      else None, gid, hide, opts.limits,
+                                      namespaces="mount-namespace" in layers["layers"])
+        return run_nbval(nb_path, cell_timeout=opts.cell_timeout, timeout=opts.timeout,
+                         sandbox_config=cfg)
+    finally:
+        if user:
+            left = sandbox.wait_user_gone(user[0])
+            if left:
+                res.flagged.append(f"processes {left} of {user[2]} survived grading")
+        if slots and slot is not None:
+            slots.free.put(slot)
+        shutil.rmtree(private, ignore_errors=True)
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+_KILLED = ("Failed to interrupt", "kernel died", "Kernel dead", "Kernel died")
+
+
+def _fatal_answer(key: Key, merged: NotebookNode, cells: dict[int, CellRun]
+                  ) -> tuple[int, NotebookNode] | None:
+    """The answer cell during which the kernel died, if another question's answer came after."""
+    code = [c for c in merged.cells if c.cell_type == "code"]
+    for i, cell in enumerate(code):
+        run = cells.get(i)
+        if run is None or run.outcome != "failed":
+            continue
+        if any(k in run.message for k in ("Kernel dead",)):
+            return None  # died before: the cell that killed it was not an answer
+        if any(k in run.message for k in _KILLED):
+            own = set(key.info.answer_names.get(cell.get("id"), []))
+            later = any(EXPORT_TAG in tags(c) and c.metadata["disklab"]["export"] not in own
+                        for c in code[i + 1:])
+            return (i, cell) if is_answer(cell) and later else None
+    return None
 
 
 def _reason(run: CellRun, cell_timeout: float) -> str:
@@ -360,20 +593,29 @@ def _reason(run: CellRun, cell_timeout: float) -> str:
     if "Timeout" in run.message:
         return f"it ran longer than {cell_timeout:g} s and was stopped"
     if "kernel died" in run.message:
-        return "the Python kernel died while it ran (os._exit, a crash, or out of memory)"
+        return ("the Python kernel died while it ran (os._exit, a crash, a resource limit, or "
+                "out of memory)")
     if "Kernel dead" in run.message:
         return "the Python kernel had died before it (an earlier cell crashed or exited it)"
     if run.errors:
-        err = run.errors[-1]
+        err = _scrub(run.errors[-1])
         return f"it raised {err[:200]}{' ...' if len(err) > 200 else ''}"
     if run.message:
-        return run.message
+        return _scrub(run.message)
     return "it failed"
 
 
-def _score(key: Key, res: Result, cells: dict[int, CellRun], ended: str,
-           cell_timeout: float, timeout: float) -> None:
-    code_cells = key.code_cells
+_PATHS = re.compile(r"(/[\w.@+-]+){2,}")
+
+
+def _scrub(text: str) -> str:
+    """No absolute paths of the grading machine in a student's feedback."""
+    return _PATHS.sub("<path>", text)
+
+
+def _score(key: Key, res: Result, merged: NotebookNode, cells: dict[int, CellRun], ended: str,
+           expected: dict, opts: Options) -> None:
+    code_cells = [c for c in merged.cells if c.cell_type == "code"]
     died = any("Kernel dead" in r.message or "kernel died" in r.message for r in cells.values())
     if ended == "error" and not cells:
         res.status = "error"
@@ -381,70 +623,86 @@ def _score(key: Key, res: Result, cells: dict[int, CellRun], ended: str,
                          "has the details and will grade it again.")
     elif ended == "timeout":
         res.status = "timeout"
-        res.notes.append(f"Your notebook did not finish within {timeout:g} s; the cells that "
-                         "had not run by then score zero.")
-    elif died:
+        res.notes.append(f"Your notebook did not finish within {opts.timeout:g} s; the cells "
+                         "that had not run by then score zero.")
+    elif died and res.status == "graded":
         res.status = "kernel-died"
-    check_indices = {q.code_index for q in key.info.checks}
+    export_at: dict[str, int] = {}
     for index, cell in enumerate(code_cells):
         run = cells.get(index)
-        if run is None or run.outcome != "failed" or index in check_indices:
+        if EXPORT_TAG in tags(cell):
+            export_at[cell.metadata["disklab"]["export"]] = index
+            continue
+        if run is None or run.outcome != "failed" or "check" in tags(cell):
             continue
         if is_answer(cell):
             label = key.answer_labels.get(cell.id, cell.id)
             res.notes.append(f"Your answer cell for {label} did not run cleanly: "
-                             f"{_reason(run, cell_timeout)}.")
-        elif "Kernel dead" not in run.message:
-            res.notes.append(f"The lab's own cell {cell.id} failed after your answers ran: "
-                             f"{_reason(run, cell_timeout)}. If an answer cell reassigned a "
-                             "name the lab uses, that is the likely cause.")
-    for q in key.info.checks:
-        run = cells.get(q.code_index)
-        tag = " (hidden check)" if q.hidden else ""
-        passed = run is not None and run.outcome == "passed"
-        if passed:
-            res.scores[q.question] = res.scores.get(q.question, 0.0) + q.points
+                             f"{_reason(run, opts.cell_timeout)}.")
+        elif "Kernel dead" not in run.message and "NBVAL_SKIP" not in nbval_markers(
+                cell.source):
+            res.notes.append(f"The lab's own cell {cell.get('id')} failed after your answers "
+                             f"ran: {_reason(run, opts.cell_timeout)}. If an answer cell "
+                             "reassigned a name the lab uses, that is the likely cause.")
+    for q in key.info.questions:
+        pts = key.max[q]
+        run = cells.get(export_at.get(q, -1))
         if run is None:
-            line = "not checked: the notebook stopped before this check ran"
-        elif passed:
-            line = _check_line(run.stdout) or f"{q.question} {TICK} correct"
+            got = answers.Received(False, problem="not checked: the notebook stopped before "
+                                   "this answer was read")
+        elif run.outcome != "passed" and not run.stdout:
+            got = answers.Received(False, problem="not checked: "
+                                   + _reason(run, opts.cell_timeout))
         else:
-            printed = _check_line(run.stdout)
-            if (run.errors or "Timeout" in run.message or "Kernel dead" in run.message
-                    or "kernel died" in run.message):
-                line = f"{q.question}: the check could not run: {_reason(run, cell_timeout)}"
-                if q.hidden and run.errors:
-                    line = f"{q.question}: the check could not run: it raised " \
-                           f"{run.errors[-1].split(':')[0]}"
-            else:
-                line = printed or (f"{q.question}: the check did not print its verdict"
-                                   + (f" ({run.message})" if run.message else ""))
-        pts = f"{_fmt(q.points if passed else 0.0)}/{_fmt(q.points)}"
-        res.lines.setdefault(q.question, []).append(f"{line}{tag} [{pts}]")
+            got = answers.parse(run.stdout, q)
+        res.received[q] = {"present": got.present, "value": got.value, "problem": got.problem}
+        ok, line = judge(key, q, got, expected)
+        if ok:
+            res.scores[q] = pts
+        res.lines.setdefault(q, []).append(f"{line} [{_fmt(pts if ok else 0.0)}/{_fmt(pts)}]")
 
 
-def _check_line(stdout: str) -> str:
-    lines = [ln.strip() for ln in stdout.splitlines() if ln.strip()]
-    return " / ".join(lines[-3:])
+def judge(key: Key, q: str, got: answers.Received, expected: dict) -> tuple[bool, str]:
+    """Compare one received answer with the key's; the line for the feedback (no values)."""
+    if not got.present:
+        return False, f"{q} … {_scrub(got.problem)}"
+    ok, why = answers.compare(expected[q], got.value, key.rules[q])
+    return (True, f"{q} ✔ correct") if ok else (False, f"{q} ✘ {why}")
 
 
 def grade(key_path: str | Path, submissions: Sequence[str | Path], *, jobs: int | None = None,
-          cell_timeout: float = 60.0, timeout: float = 300.0, keep_merged: bool = False,
+          opts: Options | None = None, secret: bytes | None = None,
           progress: Callable[[Result], None] | None = None) -> tuple[Key, list[Result]]:
     """Grade many submissions in parallel; results come back in the submissions' order."""
-    key = Key(key_path)
+    opts = opts or Options()
+    key = Key(key_path, secret)
     paths = [Path(p) for p in submissions]
+    opts.hide = sorted({*opts.hide, *hidden_paths(key.path, paths)})
+    key.layers = (sandbox.probe_layers(opts.hide, opts.limits) if opts.use_sandbox
+                  else {"layers": [], "missing": ["all (grading without a sandbox)"]})
     jobs = max(1, jobs or os.cpu_count() or 1)
+    slots = Slots(jobs, opts.use_sandbox)
     results: list[Result | None] = [None] * len(paths)
+    try:
+        _run_all(key, paths, jobs, opts, slots, results, progress)
+    finally:
+        key.close()
+        slots.close()
+    done = [r for r in results if r is not None]
+    _mark_duplicates(done)
+    return key, done
+
+
+def _run_all(key: Key, paths: list[Path], jobs: int, opts: Options, slots: Slots,
+             results: list[Result | None], progress: Callable[[Result], None] | None) -> None:
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(grade_one, key, p, cell_timeout=cell_timeout, timeout=timeout,
-                               keep_merged=keep_merged): i for i, p in enumerate(paths)}
+        futures = {pool.submit(grade_one, key, p, opts, slots): i for i, p in enumerate(paths)}
         for fut in as_completed(futures):
             i = futures[fut]
             try:
                 r = fut.result()
             except Exception as exc:  # a grader bug must not stop the other submissions
-                sid, how = student_id_of(None, paths[i], key.path.stem)
+                sid, how = student_id_of(paths[i], key.path.stem, opts.roster)
                 r = Result(str(paths[i]), sid, how, status="error",
                            scores={q: 0.0 for q in key.info.questions},
                            notes=["The grader itself failed on your notebook; your "
@@ -452,9 +710,26 @@ def grade(key_path: str | Path, submissions: Sequence[str | Path], *, jobs: int 
             results[i] = r
             if progress:
                 progress(r)
-    done = [r for r in results if r is not None]
-    _mark_duplicates(done)
-    return key, done
+
+
+def hidden_paths(key_path: Path, submissions: Sequence[Path]) -> list[str]:
+    """What the sandbox must not see: the key's folder, the submissions, the secret."""
+    from . import secret
+
+    protected = {Path(p).resolve() for p in sandbox.default_expose()}
+
+    def safe_to_cover(d: Path) -> bool:
+        return d != Path("/") and not any(p == d or d in p.parents for p in protected)
+
+    out: set[str] = set()
+    for p in [key_path, *submissions]:
+        p = p.resolve()
+        out.add(str(p.parent) if safe_to_cover(p.parent) else str(p))
+    here = Path(__file__).resolve().parents[2] / "instructors"
+    if here.exists():
+        out.add(str(here))
+    out.add(str(secret.default_path().resolve().parent))
+    return sorted(out)
 
 
 def _mark_duplicates(results: list[Result]) -> None:
@@ -467,6 +742,7 @@ def _mark_duplicates(results: list[Result]) -> None:
                 others = ", ".join(Path(o.path).name for o in group if o is not r)
                 r.notes.append(f"Other submissions were also graded as {r.student_id!r} "
                                f"({others}).")
+                r.flagged.append("duplicate id")
 
 
 def collect_submissions(paths: Sequence[str | Path], exclude: Path | None = None) -> list[Path]:
@@ -494,113 +770,32 @@ def collect_submissions(paths: Sequence[str | Path], exclude: Path | None = None
     return out
 
 
-def feedback_names(results: Sequence[Result]) -> list[str]:
-    """One feedback file name per result (the id, made unique where ids repeat)."""
-    names, used = [], set()
-    for r in results:
-        base = safe_name(r.student_id)
-        name = f"{base}.md"
-        if name in used:
-            name = f"{base}--{safe_name(Path(r.path).stem)}.md"
-        k = 2
-        while name in used:
-            name = f"{base}--{k}.md"
-            k += 1
-        used.add(name)
-        names.append(name)
-    return names
-
-
-def feedback_text(key: Key, r: Result) -> str:
-    title = key.nb.cells[0].source.splitlines()[0].lstrip("# ").strip() if key.nb.cells else ""
-    lines = [f"# Feedback: {title or key.lab}", "",
-             f"Student: {r.student_id} (from the {r.id_source})",
-             f"File: {r.path}",
-             f"Score: {_fmt(r.total)} / {_fmt(sum(key.max.values()))}", ""]
-    if r.status != "graded":
-        lines += [f"Status: {r.status}", ""]
-    lines.append("## Questions")
-    lines.append("")
-    for q in key.info.questions:
-        lines.append(f"- {q}: {_fmt(r.scores.get(q, 0.0))} of {_fmt(key.max[q])} points")
-        for ln in r.lines.get(q, []):
-            lines.append(f"  - {ln}")
-    if r.notes:
-        lines += ["", "## Notes", ""]
-        lines += [f"- {n}" for n in r.notes]
-    lines.append("")
-    return "\n".join(lines)
-
-
-def write_report(key: Key, results: Sequence[Result], out_csv: str | Path,
-                 feedback_dir: str | Path, *, force: bool = False) -> list[Path]:
-    """Write ``grades.csv`` and one feedback file per student; refuse to overwrite."""
-    out_csv, feedback_dir = Path(out_csv), Path(feedback_dir)
-    names = feedback_names(results)
-    targets = [out_csv] + [feedback_dir / n for n in names]
-    if not force:
-        existing = [str(t) for t in targets if t.exists()]
-        if existing:
-            raise FileExistsError(f"would overwrite {', '.join(existing[:3])}"
-                                  f"{' ...' if len(existing) > 3 else ''}; "
-                                  "choose another --out/--feedback or pass --force")
-    check_writable(out_csv, feedback_dir, names, force)
-    out_csv.parent.mkdir(parents=True, exist_ok=True)
-    feedback_dir.mkdir(parents=True, exist_ok=True)
-    questions = key.info.questions
-    max_total = sum(key.max.values())
-    with open(out_csv, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["student", "file", "status", *questions, "total", "max"])
-        for r in results:
-            w.writerow([r.student_id, r.path, r.status,
-                        *[_fmt(r.scores.get(q, 0.0)) for q in questions],
-                        _fmt(r.total), _fmt(max_total)])
-    written = [out_csv]
-    for r, name in zip(results, names, strict=True):
-        p = feedback_dir / name
-        p.write_text(feedback_text(key, r), encoding="utf-8")
-        written.append(p)
-        if r.merged is not None:
-            m = feedback_dir / (Path(name).stem + ".merged.ipynb")
-            if m.exists() and not force:
-                raise FileExistsError(f"would overwrite {m}; pass --force")
-            nbformat.write(r.merged, str(m))
-            written.append(m)
-    return written
-
-
-def check_writable(out_csv: Path, feedback_dir: Path, names: Sequence[str], force: bool) -> None:
-    """Raise before any grading if the outputs would overwrite files (unless ``force``)."""
-    if force:
-        return
-    clash = [p for p in [out_csv, *(feedback_dir / n for n in names)] if p.exists()]
-    if clash:
-        raise FileExistsError(f"{clash[0]} exists; choose another --out/--feedback or pass "
-                              "--force")
-
-
-def planned_ids(key_path: Path, paths: Sequence[Path]) -> list[Result]:
+def planned_ids(key_path: Path, paths: Sequence[Path],
+                roster: dict[str, str] | None = None) -> list[Result]:
     """Light placeholders (id only) used to check output names before grading."""
-    out = []
-    for p in paths:
-        try:
-            nb = read_submission(p)
-        except (ValueError, OSError):
-            nb = None
-        sid, how = student_id_of(nb, p, key_path.stem)
-        out.append(Result(str(p), sid, how))
-    return out
+    return [Result(str(p), *student_id_of(p, key_path.stem, roster)) for p in paths]
 
+
+from .report import (  # noqa: E402  (the report needs Result and Key above)
+    check_writable,
+    feedback_names,
+    feedback_text,
+    regrade,
+    write_report,
+)
 
 __all__ = [
     "Key",
     "LabFormatError",
+    "Options",
     "Result",
+    "check_writable",
     "collect_submissions",
+    "feedback_names",
     "feedback_text",
     "grade",
     "grade_one",
+    "regrade",
     "run_nbval",
     "splice",
     "write_report",

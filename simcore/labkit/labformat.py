@@ -81,6 +81,9 @@ def cell_label(nb_path: str | Path | None, index: int, cell: NotebookNode) -> st
     return f"{where}cell {index + 1}" + (f" (id {cid})" if cid else "")
 
 
+GRADING_KEYS = ("rel", "abs", "one_of", "export")
+
+
 @dataclass(frozen=True)
 class Question:
     """One check cell: which question it grades and for how many points."""
@@ -90,6 +93,8 @@ class Question:
     cell_id: str
     code_index: int  # position among the code cells (nbval's "Cell N")
     hidden: bool = False
+    rule: dict = field(default_factory=dict)  # rel, abs, one_of: how the grader compares
+    export: str = ""  # what the sandbox hands out for the question (default: its name)
 
 
 @dataclass
@@ -351,7 +356,24 @@ def inspect_lab(nb: NotebookNode, path: str | Path = "<lab>", *,
                 elif any(CROSS in ln or WAIT in ln or TICK not in ln for ln in lines):
                     problems.append(f"{where}: the key's stored output of {q} is not all ticks "
                                     f"({lines[0]!r}); fix the solution, rerun and save the key")
-            info.checks.append(Question(q, float(pts), cid or "", code_index, is_hidden(cell)))
+            rule = {k: meta[k] for k in ("rel", "abs", "one_of") if k in meta}
+            try:
+                from .answers import Rule
+
+                Rule.from_meta(rule, where)
+            except ValueError as exc:
+                problems.append(str(exc))
+                continue
+            export = meta.get("export", "")
+            if export:
+                try:
+                    compile(export, where, "eval")
+                except SyntaxError as exc:
+                    problems.append(f"{where}: export of {q} is not a Python expression "
+                                    f"({exc.msg})")
+                    continue
+            info.checks.append(Question(q, float(pts), cid or "", code_index, is_hidden(cell),
+                                        rule, export))
     if not info.checks:
         problems.append(f"{path}: has no check cells (tag `check`)")
     if problems:

@@ -30,9 +30,11 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
+from .check import variant_seed
 from .labformat import (
     BEGIN_HIDDEN,
     END_HIDDEN,
+    GRADING_KEYS,
     MARKDOWN_PLACEHOLDER,
     PLACEHOLDER,
     LabFormatError,
@@ -40,6 +42,7 @@ from .labformat import (
     disklab_meta,
     inspect_lab,
     is_answer,
+    is_check,
     is_hidden,
     read_notebook,
     solution_blocks,
@@ -138,6 +141,9 @@ def student_version(key: NotebookNode, path: str | Path = "<lab>") -> NotebookNo
                 meta = dict(disklab_meta(cell))
                 meta["answer"] = cell.id
                 cell.metadata["disklab"] = meta
+            elif is_check(cell):  # how the grader compares (alternatives, tolerance) stays home
+                cell.metadata["disklab"] = {k: v for k, v in disklab_meta(cell).items()
+                                            if k not in GRADING_KEYS}
         elif cell.cell_type == "markdown":
             cell.source = strip_solutions(cell.source, where, markdown=True)
         cell.metadata.pop("execution", None)
@@ -188,13 +194,14 @@ def _write(nb: NotebookNode, dest: Path, force: bool) -> None:
 
 
 def write_student(key_path: str | Path, out_dir: str | Path, *, roster: list[str] | None = None,
-                  force: bool = False) -> list[Written]:
+                  force: bool = False, secret: bytes | None = None) -> list[Written]:
     """Write the student version of one lab into ``out_dir``.
 
     Without a roster: ``out_dir/<lab>.ipynb``. With a roster: one copy per
-    student, ``out_dir/<id>/<lab>.ipynb``, with ``STUDENT_ID`` set in the
+    student, ``out_dir/<id>/<lab>.ipynb``, with ``STUDENT_ID`` and the literal
+    ``SEED`` (HMAC of the instructor ``secret``, required) set in the
     parameters cell and ``disklab.student_id`` in the metadata, so each
-    student opens their own variant and the grader knows whose it is.
+    student opens their own variant; the secret itself never leaves.
     """
     key_path = Path(key_path)
     key = read_notebook(key_path)
@@ -204,12 +211,31 @@ def write_student(key_path: str | Path, out_dir: str | Path, *, roster: list[str
         dest = Path(out_dir) / key_path.name
         _write(_stamp(generic), dest, force)
         return [Written(dest, key_path.stem)]
+    if not secret:
+        raise ValueError("personal handouts need the instructor secret")
+    lab = generic.metadata["disklab"]["lab"]
     for sid in roster:
-        nb = personalize(copy.deepcopy(generic), sid)
+        nb = personalize(copy.deepcopy(generic), sid, variant_seed(sid, lab, secret))
         dest = Path(out_dir) / safe_name(sid) / key_path.name
         _write(_stamp(nb), dest, force)
         written.append(Written(dest, key_path.stem, sid))
     return written
+
+
+def stale_student_versions(keys: list[Path], out_dir: Path) -> list[str]:
+    """Keys whose student version in ``out_dir`` is missing or differs from a fresh one."""
+    stale = []
+    for key_path in keys:
+        dest = Path(out_dir) / key_path.name
+        fresh = _stamp(student_version(read_notebook(key_path), key_path))
+        if not dest.exists():
+            stale.append(f"{dest} (missing)")
+            continue
+        have = nbformat.read(str(dest), as_version=4)
+        if cells_hash(have) != cells_hash(fresh) or have.metadata.get("disklab") != \
+                fresh.metadata.get("disklab"):
+            stale.append(f"{dest} (differs from {key_path}; run make student)")
+    return stale
 
 
 def safe_name(student_id: str) -> str:

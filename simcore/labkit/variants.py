@@ -1,10 +1,13 @@
 """Per-student variants: a lab's numbers derive from a seed built from the student id.
 
 The parameters cell of a lab sets ``STUDENT_ID`` and
-``SEED = simcore.labkit.variant_seed(STUDENT_ID, "labN")``; the lab draws its
-disk and numbers from ``variant_rng(SEED)`` and its check cells recompute the
-expected answers from the same seed. The grader writes the student's id into
-the parameters cell of the key before running it, so copied numbers fail.
+``SEED = simcore.labkit.variant_seed(STUDENT_ID, "labN")`` (the public demo
+variant). A personal handout replaces that line with the literal seed
+HMAC(instructor secret, "labN:id") (:func:`set_seed`); the lab draws its disk
+and numbers from ``variant_rng(SEED)``. The grader computes the same seed
+from the id it takes from the file name or roster, never from the notebook,
+and recomputes the key's answers for it in its own process, so copied numbers
+and a borrowed seed both fail.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from .labformat import (
     is_answer,
     nbval_markers,
     parameter_value,
+    parameters_assign,
     set_parameter,
     solution_names,
     tags,
@@ -54,12 +58,26 @@ def pick(seed: int, options: Sequence[T], stream: str = "") -> T:
     return options[int(variant_rng(seed, stream).integers(len(options)))]
 
 
-def personalize(nb: NotebookNode, student_id: str) -> NotebookNode:
-    """Set ``STUDENT_ID`` in the parameters cell and ``disklab.student_id`` in the metadata."""
+def set_seed(source: str, seed: int) -> str:
+    """The parameters cell with ``SEED = <seed>`` (a literal: the handout never holds the secret)."""
+    span = parameters_assign(source, "SEED")
+    if span is None:
+        raise LabFormatError("the parameters cell has no top-level `SEED = ...` to set")
+    lines = source.split("\n")
+    first, last = span
+    indent = lines[first - 1][: len(lines[first - 1]) - len(lines[first - 1].lstrip())]
+    lines[first - 1:last] = [f"{indent}SEED = {int(seed)}  # your variant, from your instructor"]
+    return "\n".join(lines)
+
+
+def personalize(nb: NotebookNode, student_id: str, seed: int | None = None) -> NotebookNode:
+    """Set ``STUDENT_ID`` (and, given a seed, ``SEED``) in the parameters cell, and the metadata."""
     params = [c for c in nb.cells if "parameters" in tags(c)]
     if len(params) != 1:
         raise LabFormatError(f"a lab needs exactly one parameters cell (found {len(params)})")
     params[0].source = set_parameter(params[0].source, "STUDENT_ID", student_id)
+    if seed is not None:
+        params[0].source = set_seed(params[0].source, seed)
     meta = nb.metadata.get("disklab")
     nb.metadata["disklab"] = {**(meta if isinstance(meta, dict) else {}),
                               "student_id": student_id}
@@ -75,43 +93,62 @@ def declared_id(nb: NotebookNode) -> str | None:
     return None
 
 
-def student_id_of(nb: NotebookNode | None, path: str | Path, lab_stem: str = "") -> tuple[str, str]:
+def metadata_id(nb: NotebookNode | None) -> str | None:
+    """The ``disklab.student_id`` a notebook's metadata claims (never trusted, only compared)."""
+    if nb is None:
+        return None
+    meta = nb.metadata.get("disklab")
+    sid = meta.get("student_id") if isinstance(meta, dict) else None
+    return sid.strip()[:100] if isinstance(sid, str) and sid.strip() else None
+
+
+def student_id_of(path: str | Path, lab_stem: str = "",
+                  roster: dict[str, str] | None = None) -> tuple[str, str]:
     """Whose submission this is, and how we know: ``(id, source)``.
 
-    The notebook's ``disklab.student_id`` metadata wins; otherwise the file
-    name without ``.ipynb`` (``alice.ipynb`` is ``alice``); a file named like
-    the lab itself (``alice/lab1_time.ipynb``) takes its folder's name.
+    Only what the instructor controls counts: the file name without
+    ``.ipynb`` (``alice.ipynb`` is ``alice``), or for a file named like the lab
+    (``alice/lab1_time.ipynb``) its folder's name; with a roster mapping file
+    names to ids, the roster. What the notebook says about itself (metadata,
+    ``STUDENT_ID``) is only compared with it, and a mismatch is flagged.
     """
-    if nb is not None:
-        meta = nb.metadata.get("disklab")
-        sid = meta.get("student_id") if isinstance(meta, dict) else None
-        if isinstance(sid, str) and sid.strip():
-            return sid.strip()[:100], "notebook metadata disklab.student_id"
     p = Path(path)
+    if roster:
+        for k in (p.name, p.stem, str(p)):
+            if k in roster:
+                return roster[k], "roster"
     if lab_stem and p.stem == lab_stem and p.parent.name:
         return p.parent.name, "folder name"
     return p.stem, "file name"
 
 
-def answer_sheet(key: NotebookNode, student_id: str, path: str | Path = "<lab>") -> dict[str, Any]:
-    """The key's answers for one student, computed in this process.
+def run_key(key: NotebookNode, student_id: str, seed: int, path: str | Path = "<lab>",
+            exports: dict[int, list[tuple[str, str]]] | None = None) -> dict[str, Any]:
+    """Run a key for one student in this process; return the answers it computes.
 
-    Runs the key's code cells (personalized for ``student_id``), except cells
-    marked ``NBVAL_SKIP`` or tagged ``hardware``, check cells and plots
-    (``NBVAL_IGNORE_OUTPUT``), and returns the values of the names the answer
-    cells assign. Useful for an instructor's answer list per variant, and in
-    tests to build a submission holding literal numbers. The key is trusted
-    code: never call this on a student's notebook.
+    Runs the key's code cells (personalized for ``student_id`` and ``seed``),
+    except cells marked ``NBVAL_SKIP`` or tagged ``hardware``, check cells and
+    plots (``NBVAL_IGNORE_OUTPUT``). With ``exports`` (code-cell index ->
+    ``[(question, expression)]``), each expression is evaluated when the run
+    reaches that cell and the values are returned by question; without, the
+    names the answer cells assign. The key is trusted code: never call this on
+    a student's notebook.
     """
     import copy
 
-    nb = personalize(copy.deepcopy(key), student_id)
+    nb = personalize(copy.deepcopy(key), student_id, seed)
     inspect_lab(nb, path, require_outputs=False)
     ns: dict[str, Any] = {"__name__": "__lab__"}
     wanted: list[str] = []
+    out: dict[str, Any] = {}
+    code_index = -1
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
+        code_index += 1
+        for q, expr in (exports or {}).get(code_index, []):
+            with contextlib.redirect_stdout(io.StringIO()):
+                out[q] = eval(compile(expr, f"<{path} export of {q}>", "eval"), ns)
         marks = nbval_markers(cell.source)
         if ("NBVAL_SKIP" in marks or "hardware" in tags(cell) or "check" in tags(cell)
                 or "NBVAL_IGNORE_OUTPUT" in marks):
@@ -122,7 +159,23 @@ def answer_sheet(key: NotebookNode, student_id: str, path: str | Path = "<lab>")
                          if not line.lstrip().startswith(("%", "!")))
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile(code, f"<{path} cell {cell.get('id')}>", "exec"), ns)
+    if exports is not None:
+        return out
     return {n: ns.get(n) for n in wanted}
+
+
+def answer_sheet(key: NotebookNode, student_id: str, path: str | Path = "<lab>", *,
+                 secret: bytes | str) -> dict[str, Any]:
+    """The key's answers for one student (hidden ones included): needs the instructor secret.
+
+    The variant comes from HMAC(secret, id), so the sheet is only as secret as
+    the secret. Useful for an instructor's answer list and, in tests, to build
+    a submission holding literal numbers.
+    """
+    if not secret:
+        raise ValueError("answer_sheet needs the instructor secret (secret=...)")
+    lab = (key.metadata.get("disklab") or {}).get("lab") or Path(str(path)).stem
+    return run_key(key, student_id, variant_seed(student_id, lab, secret), path)
 
 
 def _plain(v: Any) -> Any:

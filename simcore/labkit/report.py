@@ -1,0 +1,255 @@
+"""What grading leaves behind: grades, gradebooks for Canvas and Moodle, feedback, a summary.
+
+``write_report`` writes, next to each other and never over existing files
+without ``force``:
+
+- ``grades.csv``: one row per submission, points per question, total, max,
+  status, late minutes and flags (for the instructor);
+- ``<out>_canvas.csv``: Canvas's gradebook import layout (``Student``, ``ID``,
+  ``SIS User ID``, ``SIS Login ID``, ``Section``, then the assignment, with a
+  ``Points Possible`` row); the student id goes into the SIS columns, which
+  Canvas matches on;
+- ``<out>_moodle.csv``: one ``ID number`` column (Moodle's import maps it to
+  the user field of the same name) and the lab's total, then each question;
+- ``<out>_feedback/<id>.md``: per student, what is wrong without the value;
+- ``<out>_summary.md``: score histogram, per-question success rate, slowest
+  submissions, statuses, flags and the sandbox layers that were present;
+- ``<out>_answers.json``: every answer as received, so :func:`regrade` can
+  judge one question again under a corrected key without running anything.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import nbformat
+
+from . import answers
+from .student import safe_name
+
+if TYPE_CHECKING:
+    from .grade import Key, Result
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+def siblings(out_csv: Path) -> dict[str, Path]:
+    stem = out_csv.with_suffix("")
+    return {"canvas": Path(f"{stem}_canvas.csv"), "moodle": Path(f"{stem}_moodle.csv"),
+            "summary": Path(f"{stem}_summary.md"), "answers": Path(f"{stem}_answers.json")}
+
+
+def feedback_names(results: Sequence[Result]) -> list[str]:
+    """One feedback file name per result (the id, made unique where ids repeat)."""
+    names, used = [], set()
+    for r in results:
+        base = safe_name(r.student_id)
+        name = f"{base}.md"
+        if name in used:
+            name = f"{base}--{safe_name(Path(r.path).stem)}.md"
+        k = 2
+        while name in used:
+            name = f"{base}--{k}.md"
+            k += 1
+        used.add(name)
+        names.append(name)
+    return names
+
+
+def title_of(key: Key) -> str:
+    first = key.nb.cells[0].source.splitlines()[0] if key.nb.cells else ""
+    return first.lstrip("# ").strip() or key.lab
+
+
+def feedback_text(key: Key, r: Result) -> str:
+    lines = [f"# Feedback: {title_of(key)}", "",
+             f"Student: {r.student_id} (from the {r.id_source})",
+             f"File: {Path(r.path).name}",
+             f"Score: {_fmt(r.total)} / {_fmt(sum(key.max.values()))}", ""]
+    if r.status != "graded":
+        lines += [f"Status: {r.status}", ""]
+    if r.late_minutes > 0:
+        lines += [f"Handed in {r.late_minutes:g} minutes after the deadline.", ""]
+    lines.append("## Questions")
+    lines.append("")
+    for q in key.info.questions:
+        lines.append(f"- {q}: {_fmt(r.scores.get(q, 0.0))} of {_fmt(key.max[q])} points")
+        for ln in r.lines.get(q, []):
+            lines.append(f"  - {ln}")
+    if r.notes:
+        lines += ["", "## Notes", ""]
+        lines += [f"- {n}" for n in r.notes]
+    lines.append("")
+    return "\n".join(lines)
+
+
+def check_writable(out_csv: Path, feedback_dir: Path, names: Sequence[str], force: bool) -> None:
+    """Raise before any grading if the outputs would overwrite files (unless ``force``)."""
+    if force:
+        return
+    clash = [p for p in [out_csv, *siblings(out_csv).values(), *(feedback_dir / n
+                                                                  for n in names)]
+             if p.exists()]
+    if clash:
+        raise FileExistsError(f"{clash[0]} exists; choose another --out/--feedback or pass "
+                              "--force")
+
+
+def write_report(key: Key, results: Sequence[Result], out_csv: str | Path,
+                 feedback_dir: str | Path, *, force: bool = False,
+                 layers: dict | None = None) -> list[Path]:
+    """Write grades, gradebooks, feedback, summary and the received answers."""
+    out_csv, feedback_dir = Path(out_csv), Path(feedback_dir)
+    layers = layers if layers is not None else key.layers
+    names = feedback_names(results)
+    check_writable(out_csv, feedback_dir, names, force)
+    out_csv.parent.mkdir(parents=True, exist_ok=True)
+    feedback_dir.mkdir(parents=True, exist_ok=True)
+    questions = key.info.questions
+    max_total = sum(key.max.values())
+    more = siblings(out_csv)
+    with open(out_csv, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["student", "file", "status", *questions, "total", "max", "late_minutes",
+                    "flags", "sandbox"])
+        missing = layers.get("missing", []) if layers is not None else ["unknown"]
+        box = "all layers" if not missing else "missing: " + ", ".join(missing)
+        for r in results:
+            w.writerow([r.student_id, r.path, r.status,
+                        *[_fmt(r.scores.get(q, 0.0)) for q in questions],
+                        _fmt(r.total), _fmt(max_total), _fmt(r.late_minutes),
+                        "; ".join(r.flagged), box])
+    assignment = title_of(key)
+    with open(more["canvas"], "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment])
+        w.writerow(["    Points Possible", "", "", "", "", _fmt(max_total)])
+        for r in results:
+            w.writerow([r.student_id, "", r.student_id, r.student_id, "", _fmt(r.total)])
+    with open(more["moodle"], "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["ID number", assignment, *[f"{assignment} {q}" for q in questions]])
+        for r in results:
+            w.writerow([r.student_id, _fmt(r.total),
+                        *[_fmt(r.scores.get(q, 0.0)) for q in questions]])
+    more["summary"].write_text(summary_text(key, results, layers), encoding="utf-8")
+    more["answers"].write_text(json.dumps(record(key, results, layers), indent=1),
+                               encoding="utf-8")
+    written = [out_csv, *more.values()]
+    for r, name in zip(results, names, strict=True):
+        p = feedback_dir / name
+        p.write_text(feedback_text(key, r), encoding="utf-8")
+        written.append(p)
+        if r.merged is not None:
+            m = feedback_dir / (Path(name).stem + ".merged.ipynb")
+            nbformat.write(r.merged, str(m))
+            written.append(m)
+    return written
+
+
+def summary_text(key: Key, results: Sequence[Result], layers: dict | None = None) -> str:
+    """A page for the instructor: histogram, per-question success, slowest, statuses, flags."""
+    max_total = sum(key.max.values()) or 1.0
+    n = len(results)
+    lines = [f"# Grading summary: {title_of(key)}", "", f"{n} submissions; key {key.path.name}.",
+             ""]
+    if layers is not None:
+        lines += ["Sandbox layers present: " + (", ".join(layers.get("layers", [])) or "none"),
+                  "Missing: " + (", ".join(layers.get("missing", [])) or "none"), ""]
+    lines += ["## Scores", "", "```"]
+    bins = 10
+    counts = [0] * bins
+    for r in results:
+        counts[min(bins - 1, int(r.total / max_total * bins))] += 1
+    width = max(counts) or 1
+    for i, c in enumerate(counts):
+        lo, hi = i * max_total / bins, (i + 1) * max_total / bins
+        bracket = "]" if i == bins - 1 else ")"
+        lines.append(f"[{lo:5.1f}, {hi:5.1f}{bracket} {'#' * round(40 * c / width):<40} {c}")
+    lines += ["```", ""]
+    if n:
+        mean = sum(r.total for r in results) / n
+        lines += [f"Mean {mean:.2f} of {_fmt(max_total)}.", ""]
+    lines += ["## Questions", "", "| question | points | full marks | not answered |",
+              "|---|---|---|---|"]
+    for q in key.info.questions:
+        full = sum(1 for r in results if r.scores.get(q, 0.0) == key.max[q])
+        blank = sum(1 for r in results if not r.received.get(q, {}).get("present", False))
+        lines.append(f"| {q} | {_fmt(key.max[q])} | {full}/{n} ({100 * full / max(n, 1):.0f}%) "
+                     f"| {blank} |")
+    status: dict[str, int] = {}
+    for r in results:
+        status[r.status] = status.get(r.status, 0) + 1
+    lines += ["", "## Statuses", ""] + [f"- {k}: {v}" for k, v in sorted(status.items())]
+    lines += ["", "## Slowest submissions", ""]
+    for r in sorted(results, key=lambda r: -r.seconds)[:5]:
+        lines.append(f"- {r.student_id}: {r.seconds:.1f} s ({r.status})")
+    flagged = [r for r in results if r.flagged]
+    late = [r for r in results if r.late_minutes > 0]
+    if flagged:
+        lines += ["", "## Flagged for a look", ""]
+        lines += [f"- {r.student_id} ({Path(r.path).name}): {'; '.join(r.flagged)}"
+                  for r in flagged]
+    if late:
+        lines += ["", "## Late", ""]
+        lines += [f"- {r.student_id}: {r.late_minutes:g} min" for r in late]
+    lines.append("")
+    return "\n".join(lines)
+
+
+def record(key: Key, results: Sequence[Result], layers: dict | None = None) -> dict:
+    return {
+        "lab": key.lab, "key": str(key.path), "points": key.max, "layers": layers,
+        "results": [{"path": r.path, "student_id": r.student_id, "id_source": r.id_source,
+                     "status": r.status, "scores": r.scores, "lines": r.lines, "notes": r.notes,
+                     "flagged": r.flagged, "received": r.received, "seconds": r.seconds,
+                     "late_minutes": r.late_minutes} for r in results],
+    }
+
+
+def regrade(key: Key, out_csv: str | Path, feedback_dir: str | Path,
+            question: str) -> tuple[list[Result], list[str]]:
+    """Judge one question again, from the answers kept at grading time, under ``key``.
+
+    Nothing is run: the stored answers are compared with the (corrected) key's
+    values. Rewrites the grades, gradebooks, summary and feedback; returns the
+    results and one line per student whose points changed.
+    """
+    from .grade import Result, judge
+
+    out_csv = Path(out_csv)
+    if question not in key.info.questions:
+        raise ValueError(f"{question!r} is not a question of {key.path.name} "
+                         f"({', '.join(key.info.questions)})")
+    rec_path = siblings(out_csv)["answers"]
+    if not rec_path.exists():
+        raise FileNotFoundError(f"{rec_path}: no stored answers; grade first")
+    rec = json.loads(rec_path.read_text(encoding="utf-8"))
+    if rec.get("lab") != key.lab:
+        raise ValueError(f"{rec_path} holds {rec.get('lab')!r}, not {key.lab!r}")
+    results, changes = [], []
+    for d in rec["results"]:
+        r = Result(d["path"], d["student_id"], d["id_source"], d["status"], d["scores"],
+                   d["lines"], d["notes"], d["flagged"], d["received"], d["seconds"],
+                   d.get("late_minutes", 0.0))
+        got = r.received.get(question)
+        if got is not None and r.status not in ("invalid", "empty", "error"):
+            before = r.scores.get(question, 0.0)
+            ok, line = judge(key, question, answers.Received(got["present"], got["value"],
+                                                             got["problem"]),
+                             key.expected(r.student_id))
+            pts = key.max[question]
+            r.scores[question] = pts if ok else 0.0
+            r.lines[question] = [f"{line} [{_fmt(r.scores[question])}/{_fmt(pts)}] (regraded)"]
+            if r.scores[question] != before:
+                changes.append(f"{r.student_id}: {question} {_fmt(before)} -> "
+                               f"{_fmt(r.scores[question])}")
+        results.append(r)
+    write_report(key, results, out_csv, feedback_dir, force=True, layers=rec.get("layers"))
+    return results, changes

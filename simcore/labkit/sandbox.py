@@ -1,0 +1,493 @@
+"""A sandbox per submission, built from what a Linux box has (no Docker).
+
+The grader's nbval run stays in the grader's process; only the student's
+*kernel* is started through this module (``python -m simcore.labkit.sandbox
+CONFIG -- python -m ipykernel_launcher -f conn.json``), which puts it behind
+these layers before it runs a line of student code:
+
+- **namespaces** (``unshare``): a new mount namespace where ``/tmp``,
+  ``/var/tmp``, ``/dev/shm`` and ``/run/lock`` are fresh, small tmpfs and
+  the key, the other submissions, the grader's records and the instructor's
+  secret are covered (a tmpfs over a folder, ``/dev/null`` over a file); a new
+  network namespace with no interface up (no network); a new PID namespace
+  whose first process is the kernel, so when it ends the kernel of Linux
+  kills everything the notebook started, detached daemons included;
+- **an unprivileged user**: as root, one system user per grading slot
+  (``disklab-sb0``, ... created on demand with ``useradd``; ``nobody`` if that
+  fails), no supplementary groups; the sandbox folder is the only place it owns;
+- **rlimits**: CPU seconds, address space, process count, file size, open files;
+- **a clean environment**: a short allow-list; the instructor secret never
+  crosses.
+
+Without root, the namespaces come from an unprivileged user namespace when
+the kernel allows it; whatever layer is missing is named by
+:func:`probe_layers` and written into the grades and the log. The kernel talks
+to nbval over Unix sockets (Jupyter's ``ipc`` transport) in the sandbox folder,
+which work across network namespaces. For a grading server with containers,
+:func:`container_command` prints the equivalent docker/podman line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import pwd
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x10000000, 0x20000000, \
+    0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
+MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
+SCRATCH = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"]
+ENV_KEEP = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "PYTHONHASHSEED", "TZ")
+USER_PREFIX = "disklab-sb"
+
+
+@dataclass
+class Limits:
+    """Resource limits of one sandboxed kernel (CPU and wall clock in seconds)."""
+
+    cpu_s: int = 600
+    memory_mb: int = 2048
+    processes: int = 96  # RLIMIT_NPROC counts threads: a kernel has about a dozen
+    file_mb: int = 64
+    open_files: int = 256
+    scratch_mb: int = 64
+
+
+@dataclass
+class Config:
+    """What the launcher needs; passed to it as JSON on its command line."""
+
+    workdir: str
+    uid: int | None = None
+    gid: int | None = None
+    hide: list[str] = field(default_factory=list)
+    expose: list[str] = field(default_factory=list)
+    limits: Limits = field(default_factory=Limits)
+    namespaces: bool = True
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> Config:
+        d = json.loads(text)
+        d["limits"] = Limits(**d.get("limits", {}))
+        return cls(**d)
+
+
+_libc = None
+
+
+def _c():
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+    return _libc
+
+
+def _check(rc: int, what: str) -> None:
+    if rc != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: str = "") -> None:
+    def enc(s: str | None) -> bytes | None:
+        return s.encode() if s is not None else None
+
+    _check(_c().mount(enc(src), enc(target), enc(fstype), ctypes.c_ulong(flags),
+                      enc(data) if data else None), f"mount {target}")
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+def _enter_namespaces(cfg: Config) -> list[str]:
+    """unshare mount, net and PID namespaces (with a user namespace when not root)."""
+    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID
+    uid, gid = os.getuid(), os.getgid()
+    if uid != 0:
+        flags |= CLONE_NEWUSER
+    _check(_c().unshare(flags), "unshare")
+    if uid != 0:
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"0 {uid} 1")
+        _write("/proc/self/gid_map", f"0 {gid} 1")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    return ["mount-namespace", "network-namespace", "pid-namespace"] + (
+        ["user-namespace"] if uid != 0 else [])
+
+
+def _build_filesystem(cfg: Config) -> None:
+    """Fresh scratch folders, the sandbox folder kept, everything in ``hide`` covered."""
+    work = os.path.realpath(cfg.workdir)
+    keep = os.open(work, os.O_RDONLY | os.O_DIRECTORY)
+    size = f"size={cfg.limits.scratch_mb}m"
+    for d in SCRATCH:
+        if os.path.isdir(d) and not os.path.islink(d):
+            _mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, f"{size},mode=1777")
+    if not os.path.isdir(work):  # the sandbox folder was under a scratch folder: put it back
+        os.makedirs(work, exist_ok=True)
+        _mount(f"/proc/self/fd/{keep}", work, None, MS_BIND | MS_REC)
+    os.close(keep)
+    _expose(cfg)
+    for p in cfg.hide:
+        if not os.path.lexists(p) or os.path.realpath(p) == work:
+            continue
+        if os.path.isdir(p):
+            _mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000")
+        else:
+            _mount("/dev/null", p, None, MS_BIND)
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+
+def blocked_ancestor(path: str) -> str | None:
+    """The first folder above ``path`` that other users cannot enter (``/root`` often)."""
+    p = Path(path).resolve()
+    for a in [*reversed(p.parents), p]:
+        try:
+            mode = a.stat().st_mode
+        except OSError:
+            return None
+        if not mode & 0o001:
+            return str(a)
+    return None
+
+
+def _expose(cfg: Config) -> None:
+    """Make folders the kernel needs (the Python install) reachable, read-only.
+
+    When Python lives under a folder only root may enter (pyenv in ``/root``),
+    that folder is covered by an empty tmpfs the sandbox user can cross, and
+    only the needed folder is bound back into it, read-only.
+    """
+    for path in cfg.expose:
+        real = os.path.realpath(path)
+        top = blocked_ancestor(real)
+        if top is None or top == real:
+            continue
+        fd = os.open(real, os.O_RDONLY | os.O_DIRECTORY)
+        _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, "size=16k,mode=755")
+        os.makedirs(real, exist_ok=True)
+        _mount(f"/proc/self/fd/{fd}", real, None, MS_BIND | MS_REC)
+        _mount(None, real, None, MS_BIND | MS_REC | MS_REMOUNT | MS_RDONLY)
+        os.close(fd)
+
+
+def _limit(cfg: Config) -> None:
+    lim = cfg.limits
+    mb = 1024 * 1024
+    for what, value in ((resource.RLIMIT_CPU, lim.cpu_s), (resource.RLIMIT_AS, lim.memory_mb * mb),
+                        (resource.RLIMIT_FSIZE, lim.file_mb * mb),
+                        (resource.RLIMIT_NOFILE, lim.open_files), (resource.RLIMIT_CORE, 0)):
+        resource.setrlimit(what, (value, value))
+    if cfg.uid not in (None, os.getuid()) or os.getuid() == 0:
+        resource.setrlimit(resource.RLIMIT_NPROC, (lim.processes, lim.processes))
+    else:  # the grader's own user: count what it already runs
+        mine = sum(1 for p in Path("/proc").iterdir() if p.name.isdigit())
+        n = lim.processes + mine
+        resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
+
+
+def _drop(cfg: Config) -> None:
+    if cfg.uid is None or os.getuid() != 0:
+        return
+    os.setgroups([])
+    os.setgid(cfg.gid if cfg.gid is not None else cfg.uid)
+    os.setuid(cfg.uid)
+
+
+def _clean_env(cfg: Config) -> dict[str, str]:
+    env = {k: os.environ[k] for k in ENV_KEEP if k in os.environ}
+    env.update(HOME=cfg.workdir, TMPDIR="/tmp", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               MKL_NUM_THREADS="1", MALLOC_ARENA_MAX="2", PYTHONDONTWRITEBYTECODE="1", JUPYTER_PLATFORM_DIRS="1",
+               MPLCONFIGDIR=os.path.join(cfg.workdir, ".mpl"), DISKLAB_SANDBOX="1",
+               PYDEVD_DISABLE_FILE_VALIDATION="1")
+    return env
+
+
+def launch(cfg: Config, argv: list[str]) -> int:
+    """Run ``argv`` inside the sandbox; return its exit status (used by ``__main__``)."""
+    layers: list[str] = []
+    if cfg.namespaces:
+        layers = _enter_namespaces(cfg)
+    for a in argv:  # the connection file the kernel must read is written by the grader
+        if a.endswith(".json") and os.path.isfile(a) and cfg.uid is not None and os.getuid() == 0:
+            os.chown(a, cfg.uid, cfg.gid if cfg.gid is not None else cfg.uid)
+    pid = os.fork()
+    if pid == 0:  # PID 1 of the new namespace (or a plain child without namespaces)
+        try:
+            if layers:
+                _build_filesystem(cfg)
+            _limit(cfg)
+            _drop(cfg)
+            _check(_c().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+            _c().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            os.chdir(cfg.workdir)
+            # Its own process group: Jupyter interrupts a kernel by signalling the launcher's
+            # group, and the launcher forwards the signal; a kernel in that group would get
+            # every interrupt twice, and the second can land inside the traceback of the first.
+            os.setpgid(0, 0)
+            os.execve(argv[0], argv, _clean_env(cfg))
+        except BaseException as exc:
+            with contextlib.suppress(Exception):
+                os.write(2, f"disklab sandbox: {exc}\n".encode())
+            os._exit(121)
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(s, lambda n, _f: os.kill(pid, n))
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    return os.waitstatus_to_exitcode(status)
+
+
+# ---- the grader's side ------------------------------------------------------------------
+
+
+LOCKS = Path("/run/lock") if Path("/run/lock").is_dir() else Path(tempfile.gettempdir())
+_held: dict[int, int] = {}  # slot -> open lock file descriptor of this process
+_held_lock = threading.Lock()
+
+
+def claim_slot(max_slots: int = 64) -> int:
+    """A slot number no other grading process on this machine holds (an flock per slot).
+
+    Each slot has its own sandbox user, and the grader kills every process of that user when
+    a submission ends; two grading runs sharing a user would kill each other's kernels.
+    """
+    import fcntl
+
+    with _held_lock:
+        for slot in range(max_slots):
+            if slot in _held:
+                continue
+            fd = os.open(LOCKS / f"disklab-sandbox-slot{slot}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            _held[slot] = fd
+            return slot
+    raise RuntimeError(f"all {max_slots} sandbox slots are held by other grading runs")
+
+
+def release_slot(slot: int) -> None:
+    with _held_lock:
+        fd = _held.pop(slot, None)
+    if fd is not None:
+        os.close(fd)  # closing drops the flock
+
+
+def sandbox_user(slot: int) -> tuple[int, int, str] | None:
+    """The unprivileged user of a grading slot: created on demand, ``nobody`` as a fallback."""
+    if os.getuid() != 0:
+        return None
+    name = f"{USER_PREFIX}{slot}"
+    try:
+        pw = pwd.getpwnam(name)
+    except KeyError:
+        useradd = shutil.which("useradd")
+        if useradd:
+            subprocess.run([useradd, "--system", "--no-create-home", "--home-dir", "/nonexistent",
+                            "--shell", "/usr/sbin/nologin", "--user-group", name],
+                           capture_output=True, check=False)
+        try:
+            pw = pwd.getpwnam(name)
+        except KeyError:
+            pw = pwd.getpwnam("nobody")
+    return pw.pw_uid, pw.pw_gid, pw.pw_name
+
+
+def make_workdir(uid: int | None, gid: int | None) -> Path:
+    """A fresh folder only the sandbox user can enter."""
+    d = Path(tempfile.mkdtemp(prefix="disklab-sb-"))
+    if uid is not None and os.getuid() == 0:
+        os.chown(d, uid, gid if gid is not None else uid)
+    d.chmod(0o700)
+    return d
+
+
+def reap_user(uid: int) -> None:
+    """Kill every process of a sandbox user (belt and braces beside the PID namespace)."""
+    if os.getuid() != 0 or uid == 0:
+        return
+    # kill(-1) as that user reaches every process of the user and nothing else; /bin/sh, not
+    # Python, because the user may not be able to enter the folder Python lives in.
+    with contextlib.suppress(Exception):
+        subprocess.run(["/bin/sh", "-c", "kill -9 -1"], user=uid,
+                       group=pwd.getpwuid(uid).pw_gid, extra_groups=[],
+                       cwd="/", timeout=30, capture_output=True, check=False)
+
+
+def default_expose() -> list[str]:
+    """Folders the kernel must reach: the Python install, the venv and simcore's source."""
+    here = Path(__file__).resolve().parents[2]
+    return sorted({str(Path(p).resolve()) for p in (sys.base_prefix, sys.prefix, here)})
+
+
+def make_config(workdir: str | Path, uid: int | None, gid: int | None, hide: list[str],
+                limits: Limits | None = None, namespaces: bool = True) -> Config:
+    """A launcher configuration; namespaces only where the machine has them."""
+    return Config(str(workdir), uid, gid, list(hide), default_expose(), limits or Limits(),
+                  namespaces)
+
+
+def user_processes(uid: int) -> list[int]:
+    """Process ids owned (real uid) by ``uid``, read from /proc."""
+    pids = []
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            for line in (p / "status").read_text().splitlines():
+                if line.startswith("Uid:"):
+                    if int(line.split()[1]) == uid:
+                        pids.append(int(p.name))
+                    break
+        except (OSError, ValueError, IndexError):
+            continue
+    return pids
+
+
+def wait_user_gone(uid: int, timeout: float = 60.0) -> list[int]:
+    """Kill and wait until a sandbox user runs nothing; return what is still there (nothing)."""
+    deadline = time.monotonic() + timeout
+    left = user_processes(uid)
+    while left and time.monotonic() < deadline:
+        reap_user(uid)
+        time.sleep(0.2)
+        left = user_processes(uid)
+    return left
+
+
+def launcher_argv(cfg: Config) -> list[str]:
+    return [sys.executable, "-m", "simcore.labkit.sandbox", cfg.to_json(), "--"]
+
+
+_PROBE_CODE = r"""
+import json, os, socket, sys
+out = {"uid": os.getuid(), "pid": os.getpid()}
+out["interfaces"] = sorted(os.listdir("/sys/class/net")) if os.path.isdir("/sys/class/net") else []
+try:
+    s = socket.socket(); s.settimeout(2); s.connect(("1.1.1.1", 53)); out["network"] = True
+except OSError:
+    out["network"] = False
+out["hidden_readable"] = [p for p in sys.argv[1:] if os.access(p, os.R_OK) and
+                          (os.path.isfile(p) and open(p, "rb").read(1) or
+                           os.path.isdir(p) and os.listdir(p))]
+try:
+    open("/tmp/.disklab-probe", "w").write("x"); out["tmp_private"] = True
+except OSError:
+    out["tmp_private"] = False
+import resource
+out["nproc"] = resource.getrlimit(resource.RLIMIT_NPROC)[0]
+out["as_mb"] = resource.getrlimit(resource.RLIMIT_AS)[0] // 2**20
+print(json.dumps(out))
+"""
+
+_layers_cache: dict[str, dict] = {}
+_layers_lock = threading.Lock()
+
+
+def probe_layers(hide: list[str] | None = None, limits: Limits | None = None) -> dict:
+    """Start one sandbox with a tiny program and report which layers really hold.
+
+    Returns ``{"layers": [...], "missing": [...], "details": {...}}``. Cached.
+    """
+    hide = sorted(hide or [])
+    key = json.dumps(hide)
+    with _layers_lock:
+        if key in _layers_cache:
+            return _layers_cache[key]
+        slot = claim_slot()
+        user = sandbox_user(slot)
+        details: dict = {}
+        for ns, drop in ((True, True), (False, True), (False, False)):
+            uid, gid = (user[0], user[1]) if user and drop else (None, None)
+            work = make_workdir(uid, gid)
+            cfg = make_config(work, uid, gid, hide, limits, namespaces=ns)
+            try:
+                run = subprocess.run([*launcher_argv(cfg), sys.executable, "-c", _PROBE_CODE,
+                                      *hide], capture_output=True, text=True, timeout=120)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+            if run.returncode == 0:
+                details = json.loads(run.stdout.strip().splitlines()[-1])
+                details.update(namespaces=ns, drop=drop)
+                break
+            details.setdefault("errors", []).append(run.stderr.strip()[-300:])
+        if user:
+            wait_user_gone(user[0])
+        release_slot(slot)
+        layers, missing = [], []
+        ns = details.get("namespaces", False)
+        (layers if ns else missing).extend(["mount-namespace", "pid-namespace"])
+        (layers if ns and not details.get("network", True) else missing).append(
+            "network-namespace")
+        unpriv = details.get("uid", 0) != 0 and details.get("uid") != os.getuid()
+        (layers if unpriv else missing).append("unprivileged-user")
+        (layers if "uid" in details else missing).append("rlimits")
+        (layers if ns and not details.get("hidden_readable") else missing).append("hidden-paths")
+        result = {"layers": layers, "missing": missing, "details": details,
+                  "user": user[2] if user else None}
+        _layers_cache[key] = result
+        return result
+
+
+def container_command(key: str | Path, submissions: str | Path, out: str | Path,
+                      engine: str = "podman", image: str = "disklab-grader",
+                      secret: str | Path | None = None) -> str:
+    """A docker/podman command line that grades inside a throwaway container (not required).
+
+    The container adds an outer wall (no network, a process limit, a read-only image, the key,
+    the submissions and the secret mounted read-only); inside it the grader's own layers are
+    present only where the engine grants namespaces, and the summary says which. Build the
+    image once from the repository: a ``python:3.11-slim`` base, ``pip install -r
+    requirements.txt`` and ``pip install -e .`` (the first lines printed say so).
+    """
+    from . import secret as sec
+
+    secret_path = Path(secret) if secret else sec.default_path()
+    build = (f"# once: printf 'FROM python:3.11-slim\\nCOPY . /disklab\\nWORKDIR /disklab\\n"
+             f"RUN pip install -r requirements.txt && pip install --no-deps -e .\\n' | "
+             f"{engine} build -t {image} -f - .")
+    run = (f"{engine} run --rm --network=none --pids-limit=512 --memory=4g --cpus=2 "
+           f"--read-only --tmpfs /tmp:rw,size=512m "
+           f"-v {Path(key).resolve().parent}:/key:ro -v {Path(submissions).resolve()}:/subs:ro "
+           f"-v {secret_path.resolve().parent}:/secret:ro "
+           f"-v {Path(out).resolve().parent}:/out {image} "
+           f"python -m simcore grade --key /key/{Path(key).name} /subs "
+           f"--secret /secret/{secret_path.name} --out /out/{Path(out).name}")
+    return build + "\n" + run
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 3 or argv[1] != "--":
+        print("usage: python -m simcore.labkit.sandbox CONFIG_JSON -- COMMAND ...",
+              file=sys.stderr)
+        return 2
+    return launch(Config.from_json(argv[0]), argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,33 @@
+"""Write a class of generated submissions for a lab (right, wrong, blank, hostile).
+
+Used to measure grading time (not a test):
+
+    python tools/make_submissions.py --key instructors/labs/lab1_time.ipynb -n 200 \
+        --out /tmp/class --secret ~/.config/disklab/secret
+    time python -m simcore grade --key instructors/labs/lab1_time.ipynb /tmp/class \
+        --out /tmp/class-grades/grades.csv --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from simcore.labkit import secret as sec
+from simcore.labkit.demo import write_class_submissions
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--key", required=True)
+    ap.add_argument("-n", type=int, default=200)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--secret", help="instructor secret file (omit for public variants)")
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    secret = sec.load(a.secret) if a.secret else None
+    paths = write_class_submissions(a.key, a.out, a.n, secret, a.seed)
+    print(f"wrote {len(paths)} submissions to {a.out}")
+
+
+if __name__ == "__main__":
+    main()
