@@ -22,7 +22,8 @@ import nbformat
 import pytest
 
 from simcore.labkit.demo import template_lab, write_demo_submissions
-from simcore.labkit.grade import Key, Options, grade, regrade, write_report
+from simcore.labkit.grade import Key, Options, grade
+from simcore.labkit.report import regrade, write_report
 from simcore.labkit.student import student_version
 from simcore.labkit.variants import answer_sheet, literal_answers
 

@@ -22,7 +22,8 @@ from conftest import require
 
 from simcore.labkit import sandbox
 from simcore.labkit.check import variant_seed
-from simcore.labkit.grade import Options, grade, write_report
+from simcore.labkit.grade import Options, grade
+from simcore.labkit.report import write_report
 from simcore.labkit.student import student_version
 from simcore.labkit.variants import answer_sheet, literal_answers
 

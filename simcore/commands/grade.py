@@ -76,6 +76,7 @@ def read_roster(path: str) -> dict[str, str]:
 def main(args) -> int:
     require_notebook_tools()
     from ..labkit import grade as g
+    from ..labkit import report as rep
     from ..labkit import sandbox
     from ..labkit import secret as sec
 
@@ -91,7 +92,7 @@ def main(args) -> int:
     if args.regrade:
         key = g.Key(key_path, secret)
         try:
-            _, changes = g.regrade(key, out, feedback, args.regrade)
+            _, changes = rep.regrade(key, out, feedback, args.regrade)
         finally:
             key.close()
         print(f"regraded {args.regrade}: {len(changes)} change(s)")
@@ -108,7 +109,7 @@ def main(args) -> int:
     key = g.Key(key_path, secret)  # checks the key before any work
     planned = g.planned_ids(key_path, subs, roster)
     try:
-        g.check_writable(out, feedback, g.feedback_names(planned), args.force)
+        rep.check_writable(out, feedback, rep.feedback_names(planned), args.force)
     except FileExistsError as exc:
         raise ValueError(str(exc)) from None
     limits = sandbox.Limits(cpu_s=args.cpu_seconds, memory_mb=args.memory_mb,
@@ -139,7 +140,7 @@ def main(args) -> int:
     key, results = g.grade(key_path, subs, jobs=args.jobs, opts=opts, secret=secret,
                            progress=progress)
     try:
-        g.write_report(key, results, out, feedback, force=args.force, layers=layers)
+        rep.write_report(key, results, out, feedback, force=args.force, layers=layers)
     except FileExistsError as exc:  # appeared while grading
         raise ValueError(str(exc)) from None
     wall = time.monotonic() - t0

@@ -776,27 +776,14 @@ def planned_ids(key_path: Path, paths: Sequence[Path],
     return [Result(str(p), *student_id_of(p, key_path.stem, roster)) for p in paths]
 
 
-from .report import (  # noqa: E402  (the report needs Result and Key above)
-    check_writable,
-    feedback_names,
-    feedback_text,
-    regrade,
-    write_report,
-)
-
 __all__ = [
     "Key",
     "LabFormatError",
     "Options",
     "Result",
-    "check_writable",
     "collect_submissions",
-    "feedback_names",
-    "feedback_text",
     "grade",
     "grade_one",
-    "regrade",
     "run_nbval",
     "splice",
-    "write_report",
 ]
