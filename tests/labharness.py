@@ -152,12 +152,20 @@ class LabPage:
 
     def wait_idle(self, timeout_s: float) -> None:
         self.page.wait_for_timeout(300)
-        self.page.wait_for_function(
-            """() => { const w = window.jupyterapp.shell.currentWidget;
+        handle = self.page.wait_for_function(
+            """() => { try {
+                 const w = window.jupyterapp.shell.currentWidget;
+                 const s = w.sessionContext.session;
+                 const k = s && s.kernel;  // read once: the session may change between reads
+                 if (!k) return 'no kernel: ' + (w.sessionContext.kernelDisplayStatus || '?');
                  const pending = w.content.widgets.some(c => c.model.type === 'code'
                    && c.promptNode && c.promptNode.textContent.includes('*'));
-                 return !pending && w.sessionContext.session.kernel.status === 'idle'; }""",
+                 return (!pending && k.status === 'idle') ? 'idle' : false;
+               } catch (e) { return 'error: ' + e; } }""",
             timeout=timeout_s * 1000, polling=200)
+        state = handle.json_value()
+        if state != "idle":
+            raise AssertionError(f"the notebook's kernel went away while it ran ({state})")
 
     def cells(self) -> list[dict]:
         return self.page.evaluate(
