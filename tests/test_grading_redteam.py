@@ -342,3 +342,36 @@ def test_a_memory_hog_is_contained(attacked):
     assert r.scores["q7"] == 0
     assert "q7" in " ".join(r.notes)
     _unharmed(attacked[2])
+
+
+
+def test_a_folder_under_tmp_that_the_kernel_needs_stays_reachable(tmp_path):
+    """The sandbox gives the kernel a fresh /tmp; a clone and its venv under /tmp (where CI may
+    clone) must be bound back, read-only, or the kernel cannot even start."""
+    import dataclasses
+    import subprocess
+    import sys
+
+    from simcore.labkit import sandbox as sb
+
+    layers = sb.probe_layers([])
+    require("mount-namespace" in layers["layers"], f"no mount namespace here: {layers['missing']}")
+    needed = tmp_path / "clone"
+    needed.mkdir()
+    (needed / "marker.txt").write_text("reachable")
+    work = sb.make_workdir(None, None)
+    try:
+        cfg = sb.make_config(work, None, None, [], namespaces=True)
+        cfg = dataclasses.replace(cfg, expose=[*cfg.expose, str(needed)])
+        code = (f"import pathlib; p = pathlib.Path({str(needed / 'marker.txt')!r}); "
+                "print(p.read_text());\ntry:\n    p.write_text('x')\nexcept OSError:\n"
+                "    print('read-only')")
+        run = subprocess.run([*sb.launcher_argv(cfg), sys.executable, "-c", code],
+                             capture_output=True, text=True, timeout=120)
+    finally:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)
+    assert run.returncode == 0, run.stderr[-500:]
+    assert run.stdout.split() == ["reachable", "read-only"]
+    assert (needed / "marker.txt").read_text() == "reachable"

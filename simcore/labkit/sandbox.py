@@ -138,6 +138,12 @@ def _build_filesystem(cfg: Config) -> None:
     """Fresh scratch folders, the sandbox folder kept, everything in ``hide`` covered."""
     work = os.path.realpath(cfg.workdir)
     keep = os.open(work, os.O_RDONLY | os.O_DIRECTORY)
+    # what the kernel needs (the venv, simcore's source) may itself live under a scratch
+    # folder (a clone in /tmp): hold it open before the fresh tmpfs hides it, bind it back after
+    needed = {}
+    for path in sorted({os.path.realpath(p) for p in cfg.expose}):
+        if os.path.isdir(path) and any(path == d or path.startswith(d + "/") for d in SCRATCH):
+            needed[path] = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     size = f"size={cfg.limits.scratch_mb}m"
     for d in SCRATCH:
         if os.path.isdir(d) and not os.path.islink(d):
@@ -146,6 +152,11 @@ def _build_filesystem(cfg: Config) -> None:
         os.makedirs(work, exist_ok=True)
         _mount(f"/proc/self/fd/{keep}", work, None, MS_BIND | MS_REC)
     os.close(keep)
+    for path, fd in needed.items():  # read-only; the paths to hide are covered below
+        os.makedirs(path, mode=0o755, exist_ok=True)
+        _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+        _mount(None, path, None, MS_BIND | MS_REC | MS_REMOUNT | MS_RDONLY)
+        os.close(fd)
     _expose(cfg)
     for p in cfg.hide:
         if not os.path.lexists(p) or os.path.realpath(p) == work:
