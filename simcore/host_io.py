@@ -38,15 +38,12 @@ from typing import Any
 import numpy as np
 import simpy
 
-from .access import Mechanism
 from .cache import FLUSH, CacheConfig
 from .cpu import KERNEL, Cpu, Hog
 from .engine import run
 from .interface import Port
-from .profile import DiskProfile
-from .profiles import load_disk
 from .records import READ, WRITE, Completed, Request
-from .stack import Stack
+from .stack import Stack, as_mechanism
 from .workloads import Processes
 
 __all__ = ["FileSystemCosts", "Host", "HostResult", "bonnie_read", "bonnie_write", "ext2_extents",
@@ -136,7 +133,7 @@ class Host:
         self.bus_trace = [] if trace else None
         self.media_trace = [] if trace else None
         self.ports: list[Port] = [port for _, port, _, _ in drives]
-        self.stacks = [Stack(_mechanism(disk), firmware=True,
+        self.stacks = [Stack(as_mechanism(disk), firmware=True,
                              cache=cache if cache is not None else True, interface=port,
                              channel=chan_name, cpu=True, trace=self.media_trace,
                              name=f"hd{chr(97 + i)}")
@@ -190,16 +187,6 @@ class Host:
                           hog_ms=self.hog.progress_ms if self.hog is not None else None,
                           records=list(d.completed), cpu_trace=self.cpu_trace,
                           bus_trace=self.bus_trace, media_trace=self.media_trace)
-
-
-def _mechanism(disk) -> Mechanism:
-    if isinstance(disk, Mechanism):
-        return disk
-    if isinstance(disk, str):
-        disk = load_disk(disk)
-    if isinstance(disk, DiskProfile):
-        return Mechanism(disk)
-    raise TypeError(f"not a disk: {type(disk).__name__}")
 
 
 def _port(port) -> Port:
@@ -440,7 +427,7 @@ def one_request(disk="maxtor92048u8", port="udma2", kib: float = 64, op: str = R
                 seed: int = 0) -> HostResult:
     """One command on an idle system, with every CPU, bus and media interval traced."""
     port = _port(port)
-    mech = _mechanism(disk)
+    mech = as_mechanism(disk)
     host = Host([(mech, port, cache, "ide0")], trace=True)
     n = int(kib * KIB_SECTORS)
     if lba is None:
