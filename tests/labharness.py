@@ -139,15 +139,21 @@ class LabPage:
             "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status")
 
     def run_all(self, timeout_s: float = 600) -> None:
-        """Run every cell (as Run > Run All Cells does) and wait until none is left pending."""
-        self.page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        """Run every cell (as Run > Run All Cells does) and wait until none is left pending.
+
+        The command's promise settles when the last cell has run; a prompt-and-status poll alone
+        is not enough: with the notebook's windowing, cells out of view have no prompt to show
+        ``*``, and the kernel is idle for a moment between two cells (seen in CI under load).
+        """
+        self.page.evaluate("async () => { await window.jupyterapp.commands.execute("
+                           "'notebook:run-all-cells'); }")
         self.wait_idle(timeout_s)
 
     def run_cell(self, index: int, timeout_s: float = 300) -> None:
         self.page.evaluate(
-            """(i) => { const nb = window.jupyterapp.shell.currentWidget.content;
+            """async (i) => { const nb = window.jupyterapp.shell.currentWidget.content;
                  nb.activeCellIndex = i; nb.deselectAll();
-                 return window.jupyterapp.commands.execute('notebook:run-cell'); }""", index)
+                 await window.jupyterapp.commands.execute('notebook:run-cell'); }""", index)
         self.wait_idle(timeout_s)
 
     def wait_idle(self, timeout_s: float) -> None:
@@ -159,7 +165,8 @@ class LabPage:
                  const k = s && s.kernel;  // read once: the session may change between reads
                  if (!k) return false;  // between sessions (JupyterLab swaps them): not yet
                  const pending = w.content.widgets.some(c => c.model.type === 'code'
-                   && c.promptNode && c.promptNode.textContent.includes('*'));
+                   && (c.model.executionState === 'running'
+                       || (c.promptNode && c.promptNode.textContent.includes('*'))));
                  return (!pending && k.status === 'idle') ? 'idle' : false;
                } catch (e) { return false; } }""",
             timeout=timeout_s * 1000, polling=200)
