@@ -202,12 +202,15 @@ class Mechanism:
         return Access(seek_total, rot_total, xfer_total, interface, t + interface, cyl, surface)
 
     def plan(self, lba: int, sectors: int, is_write: bool, start_ms: float,
-             head: HeadState, zero_latency: bool | None = None) -> Plan:
+             head: HeadState, zero_latency: bool | None = None,
+             min_move_ms: float = 0.0) -> Plan:
         """Like :meth:`access`, but sector by sector and without the bus (for caches).
 
         A head already sitting just before ``lba`` (a stream that continues)
         reads on without waiting: a wait within a millionth of a sector of a
         full revolution counts as none, so rounding never costs a revolution.
+        ``min_move_ms`` is the least time before the first sector may be reached
+        (the firmware's minimum seek delay; see ``Overheads.min_write_seek_ms``).
         """
         rev = self.rev_ms
         if zero_latency is None:
@@ -220,6 +223,8 @@ class Mechanism:
         k = 0
         for piece in self.layout.pieces(lba, sectors):
             move = self.move_ms(cyl, surface, piece.cylinder, piece.surface, is_write)
+            if min_move_ms and k == 0 and move < min_move_ms:
+                move = min_move_ms
             move_start = t
             t += move
             seek_total += move

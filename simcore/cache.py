@@ -97,6 +97,7 @@ class CacheConfig:
     write_back: bool = False
     adaptive: bool = False
     max_segments: int = 64
+    read_hits_on_write_data: bool = True
     cross_boundaries: bool = True
     preemptible: bool = True
     refill: bool = False
@@ -131,7 +132,8 @@ class CacheConfig:
         c = profile.cache
         base = cls(size_kib=c.size_kib or 512, segments=c.segments, read_ahead=c.read_ahead,
                    max_read_ahead_kib=c.max_read_ahead_kib, write_back=c.write_back,
-                   min_read_ahead_kib=c.min_read_ahead_kib, adaptive=c.adaptive)
+                   min_read_ahead_kib=c.min_read_ahead_kib, adaptive=c.adaptive,
+                   read_hits_on_write_data=c.read_hits_on_write_data)
         return replace(base, **overrides) if overrides else base
 
     @classmethod
@@ -144,7 +146,7 @@ class Segment:
     """Data of one contiguous LBA range ``[start, end)``; ``[dirty_from, end)`` not yet written."""
 
     __slots__ = ("arrive", "arrive0", "dirty_from", "end", "first", "id", "last_used",
-                 "ready_ms", "start")
+                 "ready_ms", "start", "written")
 
     def __init__(self, sid: int):
         self.id = sid
@@ -154,6 +156,7 @@ class Segment:
         self.last_used = -1
         self.arrive0 = 0
         self.arrive: np.ndarray = np.empty(0)
+        self.written = False  # holds data the host wrote (not read from the platter)
 
     @property
     def dirty(self) -> bool:
@@ -287,6 +290,7 @@ class SegmentCache:
         self._next_lba: dict[int, int] = {}
         self._recent: deque[int] = deque(maxlen=config.stream_window)
         self._new_stream = 0
+        self._min_write_seek = mechanism.profile.overheads.min_write_seek_ms
 
     # -- bookkeeping ----------------------------------------------------------
     def _kib(self, kib: float) -> int:
@@ -426,6 +430,7 @@ class SegmentCache:
         seg.arrive = np.empty(0)
         seg.arrive0 = 0
         seg.ready_ms = 0.0
+        seg.written = False
         seg.last_used = self._tick
         return seg
 
@@ -520,8 +525,9 @@ class SegmentCache:
     def _find(self, lba: int, n: int, t: float) -> tuple[str, Segment | None, int]:
         s = self._live(t)
         best: tuple[str, Segment | None, int] = ("miss", None, 0)
+        write_hits = self.config.read_hits_on_write_data
         for seg in self.segments:
-            if not seg.start <= lba <= seg.end:
+            if not seg.start <= lba <= seg.end or (seg.written and not write_hits):
                 continue
             ve = self._valid_end(seg, t)
             if s is not None and s.seg is seg and s.kind == "read":
@@ -540,6 +546,10 @@ class SegmentCache:
         """Serve a read arriving at ``now``; data can leave the buffer from ``ready_ms``."""
         self._note_stream(lba, sectors)
         self.stats["reads"] += 1
+        if not self.config.read_hits_on_write_data and any(
+                g.dirty and g.start < lba + sectors and lba < g.end for g in self.segments):
+            # the platter must hold the written data before the read can fetch it
+            ready_ms = max(ready_ms, self.flush(now, head))
         kind, seg, hit = self._find(lba, sectors, now)
         self._tick += 1
         if kind == "hit":
@@ -655,11 +665,13 @@ class SegmentCache:
         if not self.config.write_back:
             self._drop_overlaps(lba, sectors, None, now, head)
             free = max(self.stop(now, head), now)
-            plan = self.mech.plan(lba, sectors, True, free, head)
+            plan = self.mech.plan(lba, sectors, True, free, head,
+                                  min_move_ms=self._min_write_seek)
             done = respect_arrivals(plan, arrive_ms, self.rev_ms)
             head.cylinder, head.surface = plan.cylinder, plan.surface
             seg = self._allocate(now, head)
             seg.start, seg.end = lba, lba + sectors
+            seg.written = True
             end = float(done[-1])
             lost = end - plan.end_ms
             return WriteService(end, plan.seek_ms + free - now, plan.rotation_ms + lost,
@@ -669,6 +681,7 @@ class SegmentCache:
         if seg is None or lba != seg.end:
             seg = self._allocate(now, head)
             seg.start = seg.end = seg.dirty_from = seg.arrive0 = lba
+            seg.written = True
         seg.arrive = np.concatenate([seg.arrive, arrive_ms])
         seg.end = lba + sectors
         seg.start = max(seg.start, min(seg.dirty_from, seg.end - self.cap))
@@ -690,7 +703,7 @@ class SegmentCache:
         if n <= 0:
             return
         head0 = (head.cylinder, head.surface)
-        plan = self.mech.plan(lba, n, True, t, head)
+        plan = self.mech.plan(lba, n, True, t, head, min_move_ms=self._min_write_seek)
         arrive = seg.arrive[lba - seg.arrive0:]
         plan = plan._replace(done_ms=respect_arrivals(plan, arrive[:n], self.rev_ms))
         s = _Stream("write", seg, lba, plan, head0, t)

@@ -90,13 +90,13 @@ _DISK = {"Model", "Scheduler", "Max queue length", "Bulk sector transfer time",
          "Maximum read-ahead (blks)", "Fast write level", "Immediate buffer read",
          "Immediate buffer write", "High (read) water mark", "Set watermark by reqsize",
          "Extra write disconnect", "Extradisc command overhead", "Extradisc disconnect overhead",
-         "Extradisc inter-disconnect delay", "Extradisc seek delta",
-         *_OVERHEADS}
+         "Extradisc inter-disconnect delay", "Extradisc seek delta", "Minimum seek delay",
+         "Allow read hits on write data", *_OVERHEADS}
 # DiskSim knobs simcore does not model: reported when set to anything but 0.
 _DISK_NOT_MODELLED = {
     "Hold bus entire read xfer", "Hold bus entire write xfer", "Allow almost read hits",
     "Allow sneaky full read hits", "Allow sneaky partial read hits",
-    "Allow sneaky intermediate read hits", "Allow read hits on write data",
+    "Allow sneaky intermediate read hits",
     "Allow write prebuffering", "Preseeking level", "Never disconnect",
     "Maximum number of write segments", "Use separate write segment", "Low (write) water mark",
     "Minimum read-ahead (blks)",
@@ -105,7 +105,7 @@ _DISK_NOT_MODELLED = {
     "Write hit stop prefetch", "Read directly to buffer", "Immed transfer partial hit",
     "Data preparation overhead", "First reselect overhead", "Other reselect overhead",
     "Read disconnect afterread", "Read disconnect afterwrite", "Write disconnect overhead",
-    "Extradisc 2nd disconnect overhead", "Minimum seek delay",
+    "Extradisc 2nd disconnect overhead",
 }
 # Knobs with no effect on a drive's timing: never reported.
 _HARMLESS = {"Print stats", "Avg sectors per cylinder", "Calc sector by sector"}
@@ -905,6 +905,10 @@ class _Context:
                 x["Extradisc command overhead"] + x["Extradisc disconnect overhead"]
                 + x["Extradisc inter-disconnect delay"])
 
+        min_seek = d.number("Minimum seek delay", default=0.0, minimum=0.0)
+        if min_seek:
+            overheads["min_write_seek_ms"] = scale * min_seek
+
         segs = d.integer("Number of buffer segments", default=1, minimum=0)
         seg_blocks = d.integer("Segment size (in blks)", default=0, minimum=0)
         enable = d.integer("Enable caching in buffer", default=1, minimum=0)
@@ -932,6 +936,9 @@ class _Context:
             "max_read_ahead_kib": max_ra // 2,
             "write_back": bool(fast),
         }
+        write_hits = d.integer("Allow read hits on write data", default=1, minimum=0)
+        if enable and not write_hits:
+            cache["read_hits_on_write_data"] = False
         if not enable:
             self.notes.append("DiskSim's buffer is not used as a cache (Enable caching in "
                               "buffer = 0): the cache size is 0.")

@@ -94,6 +94,11 @@ class Overheads:
     random_write_data_ms: float | None = None
     """... and before its data starts to cross the bus (the drive disconnects first:
     extradisc command + disconnect overhead + inter-disconnect delay)."""
+    min_write_seek_ms: float = 0.0
+    """The least time from a write's command set-up to the start of its media transfer's
+    positioning, even with the arm already on the track (DiskSim's "Minimum seek delay",
+    extracted for the HP C2247; it applies to every write that does not continue a write
+    stream the drive is writing at that moment)."""
 
     def read_miss(self, after_write: bool) -> float:
         v = self.read_miss_after_write_ms
@@ -123,6 +128,10 @@ class CacheSpec:
     write_back: bool = False
     min_read_ahead_kib: int = 0
     adaptive: bool = False
+    read_hits_on_write_data: bool = True
+    """False: data the host wrote is not served back to reads from the buffer, before or
+    after it reaches the platter (DiskSim's "Allow read hits on write data" = 0, as
+    extracted for the IBM Ultrastar 18ES)."""
 
 
 @dataclass(frozen=True)

@@ -30,9 +30,9 @@ _FIRMWARE = {"zero_latency_reads", "zero_latency_writes", "overheads", "cache"}
 _OVERHEADS = {"read_miss_ms", "read_hit_ms", "write_ms", "completion_ms"}
 _OVERHEADS_OPTIONAL = {"read_miss_after_write_ms", "read_hit_after_write_ms",
                        "write_after_read_ms", "write_completion_ms", "random_write_setup_ms",
-                       "random_write_data_ms"}
+                       "random_write_data_ms", "min_write_seek_ms"}
 _CACHE = {"size_kib", "segments", "read_ahead", "max_read_ahead_kib", "write_back",
-          "min_read_ahead_kib", "adaptive"}
+          "min_read_ahead_kib", "adaptive", "read_hits_on_write_data"}
 _INTERFACE = {"name", "rate_mb_s", "write_rate_mb_s", "read_watermark"}
 _INITIAL = {"cylinder", "angle"}
 READ_AHEAD_POLICIES = {"none", "track", "cylinder", "segment", "on-arrival", "zero"}
@@ -121,7 +121,7 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
         if ra not in READ_AHEAD_POLICIES:
             raise ProfileError(path, "firmware.cache.read_ahead",
                                f"'{ra}' is not a policy; use one of {sorted(READ_AHEAD_POLICIES)}")
-        for flag in ("write_back", "adaptive"):
+        for flag in ("write_back", "adaptive", "read_hits_on_write_data"):
             if not isinstance(c.get(flag, False), bool):
                 raise ProfileError(path, f"firmware.cache.{flag}",
                                    f"{c[flag]!r} is not true or false")
@@ -138,6 +138,7 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
             write_back=bool(c.get("write_back", False)),
             min_read_ahead_kib=min_ra,
             adaptive=bool(c.get("adaptive", False)),
+            read_hits_on_write_data=bool(c.get("read_hits_on_write_data", True)),
         )
     cylinders = zones[-1].last_cylinder + 1
     init_cyl = v.integer(init, "cylinder", "initial", minimum=0, default=0)

@@ -18,7 +18,7 @@ from simcore.workloads import ValidationStep, ValidationWorkload
 SECTOR_BUS_MS = 0.2
 
 
-def disk(overheads=None, interface=None):
+def disk(overheads=None, interface=None, cache=None):
     data = {
         "id": "fw", "name": "firmware test disk",
         "geometry": {"rpm": 6000.0, "surfaces": 1, "zones": [
@@ -27,7 +27,7 @@ def disk(overheads=None, interface=None):
         "mechanics": {"head_switch_ms": 0.0,
                       "seek": {"model": "linear", "base_ms": 0.0, "per_cylinder_ms": 0.0}},
         "firmware": {"overheads": overheads or {}, "cache": {
-            "size_kib": 256, "segments": 2, "read_ahead": "none"}},
+            "size_kib": 256, "segments": 2, "read_ahead": "none", **(cache or {})}},
         "interface": {"name": "test bus", "rate_mb_s": 512 / (SECTOR_BUS_MS * 1000),
                       **(interface or {})},
     }
@@ -94,3 +94,38 @@ def test_extra_write_disconnect_applies_to_random_writes_after_writes():
     steps = [("R", 900, 1, 1.0), ("W", 0, 1, 1.0), ("W", 1, 1, 1.0), ("W", 300, 1, 1.0)]
     got = [round(r.overhead_ms, 9) for r in records(disk(ov), steps)]
     assert got[1:] == [0.5, 0.5, 4.5]
+
+
+def test_minimum_seek_delay_costs_a_revolution_when_the_sector_comes_too_soon():
+    """DiskSim's "Minimum seek delay" (0.6 ms on the HP C2247). A 1-sector write to sector
+    12 at t=0 with a 1 ms write overhead, the arm on the track: the head passes sector 12 at
+    1.2 ms, 0.2 ms after the overhead, so without the delay the write is done at 1.3 ms. With
+    a 0.6 ms minimum the positioning ends at 1.6 ms, sector 12 is gone, and the write waits a
+    revolution: done at 11.3 ms. Sector 30 (passing at 3.0 ms) is reached either way."""
+    plain = disk({"write_ms": 1.0})
+    slow = disk({"write_ms": 1.0, "min_write_seek_ms": 0.6})
+    assert service(plain, [("W", 12, 1, 0.0)])[0] == pytest.approx(1.3)
+    assert service(slow, [("W", 12, 1, 0.0)])[0] == pytest.approx(11.3)
+    assert service(slow, [("W", 30, 1, 0.0)])[0] == pytest.approx(3.1)
+
+
+def test_without_read_hits_on_write_data_a_read_of_written_sectors_goes_to_the_platter():
+    """DiskSim's "Allow read hits on write data" = 0 (the IBM Ultrastar 18ES). A write-back
+    write of sector 50, then 30 ms later a read of it: with hits allowed the buffer answers
+    (no media time); without, the drive reads the platter, whose head passes sector 50 at
+    an absolute time it must wait for (rotation > 0)."""
+    steps = [("W", 50, 1, 30.0), ("R", 50, 1, 0.0)]
+    hit = records(disk(cache={"write_back": True}), steps)[1]
+    miss = records(disk(cache={"write_back": True, "read_hits_on_write_data": False}),
+                   steps)[1]
+    assert hit.cache_hit and hit.rotation_ms == 0.0
+    assert not miss.cache_hit and miss.rotation_ms > 0.0
+
+
+def test_the_importer_keeps_both_knobs():
+    from simcore.commands.validate import load_any
+    from test_validation_drives import parv
+
+    assert load_any(str(parv("hp_c2247a"))).overheads.min_write_seek_ms == pytest.approx(0.6)
+    assert load_any(str(parv("ibm18es"))).cache.read_hits_on_write_data is False
+    assert load_any(str(parv("hp_c2490a"))).cache.read_hits_on_write_data is True
