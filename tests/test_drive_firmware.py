@@ -123,8 +123,9 @@ def test_without_read_hits_on_write_data_a_read_of_written_sectors_goes_to_the_p
 
 
 def test_the_importer_keeps_both_knobs():
-    from simcore.commands.validate import load_any
     from test_validation_drives import parv
+
+    from simcore.commands.validate import load_any
 
     assert load_any(str(parv("hp_c2247a"))).overheads.min_write_seek_ms == pytest.approx(0.6)
     assert load_any(str(parv("ibm18es"))).cache.read_hits_on_write_data is False
