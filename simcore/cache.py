@@ -98,6 +98,8 @@ class CacheConfig:
     adaptive: bool = False
     max_segments: int = 64
     read_hits_on_write_data: bool = True
+    read_ahead_over_requested: bool = False
+    read_ahead_on_hit: bool = False
     cross_boundaries: bool = True
     preemptible: bool = True
     refill: bool = False
@@ -133,7 +135,9 @@ class CacheConfig:
         base = cls(size_kib=c.size_kib or 512, segments=c.segments, read_ahead=c.read_ahead,
                    max_read_ahead_kib=c.max_read_ahead_kib, write_back=c.write_back,
                    min_read_ahead_kib=c.min_read_ahead_kib, adaptive=c.adaptive,
-                   read_hits_on_write_data=c.read_hits_on_write_data)
+                   read_hits_on_write_data=c.read_hits_on_write_data,
+                   read_ahead_over_requested=c.read_ahead_over_requested,
+                   read_ahead_on_hit=c.read_ahead_on_hit)
         return replace(base, **overrides) if overrides else base
 
     @classmethod
@@ -482,12 +486,15 @@ class SegmentCache:
         return free
 
     def _start_read_ahead(self, seg: Segment, x: int, t: float, head: HeadState,
-                          consumed: int | None = None) -> None:
+                          consumed: int | None = None, limit: int | None = None) -> None:
         """Read ahead from ``x``; the host has taken the data up to ``consumed`` (default ``x``)."""
-        ra = self._read_ahead(x)
+        ra = self._read_ahead(x) if limit is None else min(limit, self.cap)
         if consumed is not None:  # the ring: never overwrite what the host has not taken
             ra = min(ra, consumed + self.cap - x)
-        else:  # after a miss the segment keeps the request and what follows it
+        elif not self.config.read_ahead_over_requested:
+            # after a miss the segment keeps the request and what follows it (DiskSim's
+            # "Read-ahead over requested" = 0; with 1 the read-ahead may push the
+            # request's own data, already sent, out of the segment)
             ra = min(ra, seg.start + self.cap - x)
         if ra <= 0:
             return
@@ -563,6 +570,13 @@ class SegmentCache:
                   and self.config.read_ahead in ("segment", "zero")):
                 # the host drained a full segment: read on into the room it made
                 self._start_read_ahead(seg, seg.end, now, head, consumed=lba + sectors)
+            elif self.config.read_ahead_on_hit and s is None and not seg.written:
+                # DiskSim's "Read-ahead on idle hit": a full hit on an idle drive reads
+                # on from the segment's end, as far as the policy reaches past this request
+                end = lba + sectors
+                want = end + self._read_ahead(end) - seg.end
+                if want > 0:
+                    self._start_read_ahead(seg, seg.end, now, head, consumed=end, limit=want)
             ready = np.full(sectors, ready_ms)
             return ReadService("hit", ready, 0.0, 0.0, 0.0, ready_ms, seg)
         if kind == "stream":

@@ -91,7 +91,8 @@ _DISK = {"Model", "Scheduler", "Max queue length", "Bulk sector transfer time",
          "Immediate buffer write", "High (read) water mark", "Set watermark by reqsize",
          "Extra write disconnect", "Extradisc command overhead", "Extradisc disconnect overhead",
          "Extradisc inter-disconnect delay", "Extradisc seek delta", "Minimum seek delay",
-         "Allow read hits on write data", *_OVERHEADS}
+         "Allow read hits on write data", "Read-ahead over requested", "Read-ahead on idle hit",
+         *_OVERHEADS}
 # DiskSim knobs simcore does not model: reported when set to anything but 0.
 _DISK_NOT_MODELLED = {
     "Hold bus entire read xfer", "Hold bus entire write xfer", "Allow almost read hits",
@@ -99,8 +100,7 @@ _DISK_NOT_MODELLED = {
     "Allow sneaky intermediate read hits",
     "Allow write prebuffering", "Preseeking level", "Never disconnect",
     "Maximum number of write segments", "Use separate write segment", "Low (write) water mark",
-    "Minimum read-ahead (blks)",
-    "Read-ahead over requested", "Read-ahead on idle hit", "Read any free blocks",
+    "Minimum read-ahead (blks)", "Read any free blocks",
     "Combine seq writes", "Stop prefetch in sector", "Disconnect write if seek",
     "Write hit stop prefetch", "Read directly to buffer", "Immed transfer partial hit",
     "Data preparation overhead", "First reselect overhead", "Other reselect overhead",
@@ -939,6 +939,10 @@ class _Context:
         write_hits = d.integer("Allow read hits on write data", default=1, minimum=0)
         if enable and not write_hits:
             cache["read_hits_on_write_data"] = False
+        if enable and contread and d.integer("Read-ahead over requested", default=0, minimum=0):
+            cache["read_ahead_over_requested"] = True
+        if enable and contread and d.integer("Read-ahead on idle hit", default=0, minimum=0):
+            cache["read_ahead_on_hit"] = True
         if not enable:
             self.notes.append("DiskSim's buffer is not used as a cache (Enable caching in "
                               "buffer = 0): the cache size is 0.")

@@ -132,6 +132,13 @@ class CacheSpec:
     """False: data the host wrote is not served back to reads from the buffer, before or
     after it reaches the platter (DiskSim's "Allow read hits on write data" = 0, as
     extracted for the IBM Ultrastar 18ES)."""
+    read_ahead_over_requested: bool = False
+    """True: after a miss the read-ahead may fill the whole segment, pushing out the
+    request's own data (already sent to the host); False: the segment keeps the request
+    and reads ahead only into the room left (DiskSim's "Read-ahead over requested")."""
+    read_ahead_on_hit: bool = False
+    """True: a read served wholly from the buffer while the drive is idle starts a
+    read-ahead from the segment's end (DiskSim's "Read-ahead on idle hit")."""
 
 
 @dataclass(frozen=True)

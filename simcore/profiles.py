@@ -32,7 +32,8 @@ _OVERHEADS_OPTIONAL = {"read_miss_after_write_ms", "read_hit_after_write_ms",
                        "write_after_read_ms", "write_completion_ms", "random_write_setup_ms",
                        "random_write_data_ms", "min_write_seek_ms"}
 _CACHE = {"size_kib", "segments", "read_ahead", "max_read_ahead_kib", "write_back",
-          "min_read_ahead_kib", "adaptive", "read_hits_on_write_data"}
+          "min_read_ahead_kib", "adaptive", "read_hits_on_write_data",
+          "read_ahead_over_requested", "read_ahead_on_hit"}
 _INTERFACE = {"name", "rate_mb_s", "write_rate_mb_s", "read_watermark"}
 _INITIAL = {"cylinder", "angle"}
 READ_AHEAD_POLICIES = {"none", "track", "cylinder", "segment", "on-arrival", "zero"}
@@ -121,7 +122,8 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
         if ra not in READ_AHEAD_POLICIES:
             raise ProfileError(path, "firmware.cache.read_ahead",
                                f"'{ra}' is not a policy; use one of {sorted(READ_AHEAD_POLICIES)}")
-        for flag in ("write_back", "adaptive", "read_hits_on_write_data"):
+        for flag in ("write_back", "adaptive", "read_hits_on_write_data",
+                     "read_ahead_over_requested", "read_ahead_on_hit"):
             if not isinstance(c.get(flag, False), bool):
                 raise ProfileError(path, f"firmware.cache.{flag}",
                                    f"{c[flag]!r} is not true or false")
@@ -139,6 +141,8 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
             min_read_ahead_kib=min_ra,
             adaptive=bool(c.get("adaptive", False)),
             read_hits_on_write_data=bool(c.get("read_hits_on_write_data", True)),
+            read_ahead_over_requested=bool(c.get("read_ahead_over_requested", False)),
+            read_ahead_on_hit=bool(c.get("read_ahead_on_hit", False)),
         )
     cylinders = zones[-1].last_cylinder + 1
     init_cyl = v.integer(init, "cylinder", "initial", minimum=0, default=0)

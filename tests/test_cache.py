@@ -297,3 +297,39 @@ def test_reads_bigger_than_a_segment_stream_through_an_ideal_bus():
     a = [r.finish_ms for r in sorted(fast.records, key=lambda r: r.id)]
     b = [r.finish_ms for r in sorted(buffered.records, key=lambda r: r.id)]
     assert b == pytest.approx(a, abs=1e-6)
+
+
+def test_read_ahead_over_requested_may_push_the_request_out_of_the_segment(ten_ms_disk):
+    """DiskSim's "Read-ahead over requested". A 40-sector segment (20 KiB), a 30-sector
+    miss from LBA 0, read-ahead to the segment's end: kept apart (0), the segment holds the
+    request and reads ahead only the 10 sectors left (to LBA 40); over requested (1), it
+    reads a whole segment's worth past the request (to LBA 70) and keeps the last 40."""
+    for over, contents in ((False, [(0, 40, False)]), (True, [(30, 70, False)])):
+        cache = SegmentCache(CacheConfig(20, 1, read_ahead="segment",
+                                         read_ahead_over_requested=over), ten_ms_disk)
+        head = HeadState(0, 0)
+        svc = cache.read(0, 30, 0.0, 0.0, head)
+        cache.read_done(svc, svc.media_end_ms, head)
+        assert cache.contents(1e9) == contents, over
+
+
+def test_read_ahead_on_an_idle_hit_reads_on_from_the_segments_end(ten_ms_disk):
+    """DiskSim's "Read-ahead on idle hit". A 150-sector segment, read-ahead capped at 100
+    sectors: a 1-sector miss at LBA 0 reads ahead LBAs 1-100. A hit on 90-94 with the drive
+    idle: without the knob nothing more is read; with it the drive reads on from the
+    segment's end (101) to the hit's end plus the maximum read-ahead (95 + 100 = 195), and
+    the segment keeps its last 150 sectors (45-194)."""
+    def run(on_hit):
+        cache = SegmentCache(CacheConfig(75, 1, read_ahead="segment", max_read_ahead_kib=50,
+                                         read_ahead_on_hit=on_hit), ten_ms_disk)
+        head = HeadState(0, 0)
+        svc = cache.read(0, 1, 0.0, 0.0, head)
+        cache.read_done(svc, svc.media_end_ms, head)  # reads ahead LBAs 1..100
+        assert cache.contents(1e9) == [(0, 101, False)]
+        hit = cache.read(90, 5, 1e6, 1e6, head)
+        assert hit.kind == "hit"
+        return cache.contents(1e9)
+
+    assert run(False) == [(0, 101, False)]
+    # read on from 101 to the hit's end (95) + the 100-sector maximum read-ahead = 195
+    assert run(True) == [(45, 195, False)]

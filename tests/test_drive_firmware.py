@@ -130,3 +130,7 @@ def test_the_importer_keeps_both_knobs():
     assert load_any(str(parv("hp_c2247a"))).overheads.min_write_seek_ms == pytest.approx(0.6)
     assert load_any(str(parv("ibm18es"))).cache.read_hits_on_write_data is False
     assert load_any(str(parv("hp_c2490a"))).cache.read_hits_on_write_data is True
+    rz26 = load_any(str(parv("dec_rz26"))).cache
+    assert rz26.read_ahead_over_requested and rz26.read_ahead_on_hit
+    ibm = load_any(str(parv("ibm18es"))).cache
+    assert not ibm.read_ahead_over_requested and not ibm.read_ahead_on_hit
