@@ -79,6 +79,14 @@ class SeekCurve:
     def average_ms(self) -> float:
         return spec_sheet_average(self.times)
 
+    def three_points(self) -> tuple[float, float, float]:
+        """The datasheet's three numbers of this curve: one cylinder, average, full stroke.
+
+        An extracted table has no published points; these are what a datasheet would print
+        for it (and what :meth:`FourPhaseSeek.fit` takes).
+        """
+        return self.seek_ms(1), self.average_ms(), self.seek_ms(len(self.times) - 1)
+
     def phases(self, distance: int) -> SeekPhases:
         """Models without physics report the whole seek as one settle-free move."""
         t = self.seek_ms(distance)

@@ -61,7 +61,7 @@ def test_mean_rotational_latency_is_half_a_revolution():
 
 def test_one_track_streams_at_media_rate_less_switch_gaps():
     """Reading k whole tracks costs k revolutions plus one skew gap per switch."""
-    prof = load_disk("atlas10k")
+    prof = load_disk("atlas10k2")  # synthetic: no slips, LBA 0 at sector 0
     mech = Mechanism(prof)
     zone = prof.zones[0]
     spt, st = zone.sectors_per_track, mech.rev_ms / zone.sectors_per_track

@@ -78,9 +78,10 @@ def test_lab1_answers_for_the_demo_variant_by_hand(key):
     assert sheet["q6"] == pytest.approx(96 / 56, rel=1e-9)
     rev = 60000 / 5400
     q7_by_hand = (mech.seek.average_ms() + rev / 2) / rev * 96 * 512 / 1024
-    assert mech.seek.average_ms() == pytest.approx(10.0, rel=0.01)      # the datasheet average
+    # the extracted drive's measured seeks average 11.5 ms (the datasheet says 10)
+    assert mech.seek.average_ms() == pytest.approx(11.5, rel=0.01)
     assert sheet["q7"] == pytest.approx(q7_by_hand, rel=1e-9)
-    assert sheet["q7"] == pytest.approx((10.0 + 5.556) / 11.111 * 48, rel=0.01)
+    assert sheet["q7"] == pytest.approx((11.5 + 5.556) / 11.111 * 48, rel=0.01)
     q4 = sheet["q4"]
     assert set(q4) == {"seek", "rotation", "transfer", "interface"}
     assert sheet["q5"] == max(q4, key=q4.get)
@@ -110,9 +111,10 @@ def test_variants_spread_over_the_disks(key):
 def test_simulated_sweep_follows_the_zone_table_and_says_what_it_is():
     mech = simcore.Mechanism(simcore.load_disk("atlas10k"))
     sim = simulate(mech)
-    media = mech.layout.media_rate_mb_s(0) / mech.layout.media_rate_mb_s(11)
+    last = mech.layout.zone_count - 1
+    media = mech.layout.media_rate_mb_s(0) / mech.layout.media_rate_mb_s(last)
     assert sim.kind == "simulated" and "SIMULATED" in sim.describe()
-    assert sim.ratio == pytest.approx(media, rel=0.01)  # 334/224 sectors per track
+    assert sim.ratio == pytest.approx(media, rel=0.01)  # 334/229 sectors per track
     assert sim.start_mb_s < mech.layout.media_rate_mb_s(0)  # switches cost time
 
 

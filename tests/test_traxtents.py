@@ -205,11 +205,16 @@ def test_timing_detection_finds_every_boundary_across_a_zone_change(disk):
     first = z0[-12]
     det = tx.detect_by_timing(tx.SimulatedReader(mech), start=first, tracks=24)
     assert det.starts == _truth(mech.layout, first, 25)
-    assert det.fallbacks == 1  # the zone change is the only track whose size was new
-    assert det.calibrations == 2  # at the start and again at the zone change
-    # steady state: two probes per track (fast verification)
+    # a zone change is the only track whose size can be new; in a real zone table (the
+    # extracted Ultrastar 18ES) neighbouring zones may share a track size, and then the
+    # detector has nothing to re-learn
+    new_size = mech.layout.sectors_per_track(0) != mech.layout.sectors_per_track(1)
+    assert det.fallbacks == int(new_size)
+    assert det.calibrations == 1 + int(new_size)  # at the start and at a new track size
+    # steady state: two probes per track (fast verification); the track after a new size
+    # is verified with one
     verify = [s for s in det.steps if s.phase == "verify"]
-    assert len(verify) == 2 * (24 - 2) + 1
+    assert len(verify) == 2 * (24 - 1 - new_size) + new_size
 
 
 @pytest.mark.parametrize("zl", [False, True])

@@ -117,7 +117,12 @@ TARGETS = (
     _t("head_time_reduction_tworeq_pct", "head-time reduction, track-sized reads, tworeq", 32.0,
        3.0, "§5.2, Figure 6", 430, "onereq 18%, tworeq 32% | ±3 pp", units="%"),
     _t("reduction_atlas10k_pct.onereq", "Atlas 10K: head-time reduction, onereq", 16.0, 3.0,
-       "§5.2", 431, "| 16% / 32% | ±3 pp |", units="%"),
+       "§5.2", 431, "| 16% / 32% | ±3 pp |", units="%",
+       known_deviation=("the Atlas 10K profile is DiskSim's extraction of the drive, whose "
+                        "tracks are skewed by 63 sectors (1.13 ms) where the paper's 0.8 ms "
+                        "head switch would need 45; an unaligned track-sized read pays the "
+                        "skew once more than an aligned one, so with one request outstanding "
+                        "the reduction comes out near 20%")),
     _t("reduction_atlas10k_pct.tworeq", "Atlas 10K: head-time reduction, tworeq", 32.0, 3.0,
        "§5.2", 431, "| 16% / 32% | ±3 pp |", units="%"),
     _t("reduction_nonzero_latency_pct.ultrastar18es",

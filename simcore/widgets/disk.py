@@ -98,9 +98,8 @@ class PositioningExplorer(w.VBox):
         if change is None or change.get("owner") is self.disk:
             prof = load_disk(self.disk.value)
             self.mech = Mechanism(prof)
-            s = prof.seek
-            self.physics = FourPhaseSeek.fit(self.mech.layout.cylinders, s.single_ms,
-                                             s.average_ms, s.full_ms)
+            self.physics = FourPhaseSeek.fit(self.mech.layout.cylinders,
+                                             *self.mech.seek.three_points())
             self.distance.max = self.mech.layout.cylinders - 1
         d = min(self.distance.value, self.mech.layout.cylinders - 1)
         p = self.physics.phases(d)
