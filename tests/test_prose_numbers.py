@@ -84,6 +84,9 @@ ALLOWED: list[tuple[str, str]] = [
     (r"(?:3,600|4,500|5,400|7,200|10,000|15,000) RPM|(?:3600|4500|5400|7200|10000|15000) ?-?RPM",
      "the standard spindle speeds that name a drive class (a 7,200 RPM drive): a drive's "
      "nominal, datasheet speed and a profile input, not a simulated number"),
+    (r"4\.9 ?%|7\.4 ?%",
+     "unit facts of the units box: a MiB is 2^20/10^6 - 1 = 4.9% larger than a MB, a GiB "
+     "2^30/10^9 - 1 = 7.4% larger than a GB (test_unit_facts checks the arithmetic)"),
     (r"(?:1|one) (?:cylinder|track|sector|revolution)s?|-cylinder|-track|-sector",
      "'one track', 'a one-cylinder seek': units of the geometry, not quantities"),
 ]
@@ -370,6 +373,12 @@ def test_captions_and_admonitions_are_prose():
     text = ("```{glue:figure} fig-x\n:name: fig-x\n\nThe 1 MiB read takes 14.2 ms.\n```\n\n"
             ":::{note} At 8 ms\nA seek of 3.1 ms.\n:::\n")
     assert [(h.line, h.text) for h in scan(text)] == [(4, "14.2 ms"), (7, "8 ms"), (8, "3.1 ms")]
+
+
+def test_unit_facts():
+    """The binary/decimal gaps the allow-list admits are what the units box says they are."""
+    assert round(100 * (2**20 / 10**6 - 1), 1) == 4.9
+    assert round(100 * (2**30 / 10**9 - 1), 1) == 7.4
 
 
 def test_every_allowed_entry_says_why():
