@@ -108,8 +108,11 @@ def ccdf_figure(runs: Mapping[str, dict], quantiles=(50, 99, 99.9)) -> go.Figure
                                                                width=3 - 0.3 * k),
             hovertemplate=f"{name}: P(response > %{{x:.1f}} ms) = %{{y:.2g}}<extra></extra>"))
     for q in quantiles:
-        fig.add_hline(y=1 - q / 100, line=dict(color="#999", dash="dot"),
-                      annotation_text=f"p{q:g}", annotation_position="top right")
+        fig.add_hline(y=1 - q / 100, line=dict(color="#999", dash="dot"))
+        # on a log axis an annotation's y is the exponent
+        fig.add_annotation(x=1, xref="paper", y=np.log10(1 - q / 100), yref="y",
+                           text=f"p{q:g}", showarrow=False, xanchor="right", yanchor="bottom",
+                           font=dict(color="#666"))
     apply_theme(fig, height=460)
     fig.update_layout(title="How often a read takes longer than x (one program, reads back to back)")
     fig.update_xaxes(title="response time (ms)", type="log")
