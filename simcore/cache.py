@@ -27,6 +27,7 @@ The drive (:class:`simcore.drive.Drive` with ``cache=``) calls, per command::
     svc = cache.write(lba, n, arrivals_ms, now, head)      # WriteService (media end if write-through)
     end = cache.background(now, head)                      # start destaging when idle; next wake-up
     end = cache.flush(now, head)                           # everything on the platter by ``end``
+    n = cache.dirty_at(t)                                  # sectors acknowledged, not yet on media
 
 ``head`` is the drive's :class:`~simcore.access.HeadState`; the cache moves it
 when it plans media work. A workload author only needs :class:`CacheConfig`
@@ -63,6 +64,16 @@ the host has consumed. When it is full the media stops; going on later costs
 the rotation back to the next sector (the lost revolution). Writes obey the
 same rule: a sector is written only once its data is in the buffer, so a
 host slower than the platter loses whole revolutions.
+
+Durability (ATA/ACS-3 and SBC-3 semantics): with ``write_back=True`` a write is reported
+done once its data is in the buffer, and stays at risk of a power loss until destaged
+(:meth:`SegmentCache.dirty_at`). A FLUSH CACHE (request ``op`` :data:`FLUSH`) ends when
+every dirty sector is on the platter. A write with Force Unit Access (``Request.fua``)
+bypasses the write-back: it is written through to the media, and only after any dirty data
+it overlaps has been written first, so an older copy can never land on top of it. Destaging
+takes dirty segments in least-recently-written order (``destage="lru"``), or, as drives
+with a deep write cache do, the one the head can reach soonest (``destage="sptf"``: the
+drive's own shortest-positioning-time choice, Worthington, Ganger & Patt 1994).
 """
 
 from __future__ import annotations
@@ -83,6 +94,7 @@ __all__ = ["CLEAN", "FLUSH", "POLICIES", "CacheConfig", "ReadService", "Segment"
 CLEAN = 1 << 62  # ``Segment.dirty_from`` of a segment with nothing left to write
 FLUSH = "F"  # a request op: write every dirty sector to the platter (ATA FLUSH CACHE)
 POLICIES = ("none", "track", "cylinder", "segment", "zero", "on-arrival")
+DESTAGE = ("lru", "sptf")
 
 
 @dataclass(frozen=True)
@@ -104,6 +116,7 @@ class CacheConfig:
     preemptible: bool = True
     refill: bool = False
     stream_window: int = 64
+    destage: str = "lru"
 
     def __post_init__(self):
         if not self.size_kib > 0:
@@ -121,6 +134,9 @@ class CacheConfig:
         if self.segment_sectors < 1:
             raise ValueError(f"CacheConfig: {self.segments} segments of a {self.size_kib} KiB "
                              "buffer leave less than a sector each")
+        if self.destage not in DESTAGE:
+            raise ValueError(f"CacheConfig.destage '{self.destage}' is not a destage order; "
+                             f"use one of {', '.join(DESTAGE)}")
         if self.max_segments < 1 or self.stream_window < 1:
             raise ValueError("CacheConfig.max_segments and stream_window must be at least 1")
 
@@ -651,10 +667,10 @@ class SegmentCache:
                 return seg
         return None
 
-    def write_space(self, lba: int, sectors: int, now: float) -> np.ndarray:
+    def write_space(self, lba: int, sectors: int, now: float, fua: bool = False) -> np.ndarray:
         """Earliest time each sector of a write can enter the buffer (the ring rule)."""
         free = np.full(sectors, -np.inf)
-        if not self.config.write_back:
+        if not self.config.write_back or fua:
             return free
         seg = self._write_segment(lba)
         s = self._live(now)
@@ -670,15 +686,26 @@ class SegmentCache:
         return free
 
     def write(self, lba: int, sectors: int, arrive_ms: np.ndarray, now: float,
-              head: HeadState) -> WriteService:
-        """Take a write whose data enters the buffer at ``arrive_ms`` (one time per sector)."""
+              head: HeadState, fua: bool = False) -> WriteService:
+        """Take a write whose data enters the buffer at ``arrive_ms`` (one time per sector).
+
+        ``fua``: Force Unit Access, written through to the media even with write-back on
+        (after any dirty data it overlaps).
+        """
         self._note_stream(lba, sectors)
         self.stats["writes"] += 1
         self._tick += 1
         arrive_ms = np.asarray(arrive_ms, dtype=float)
-        if not self.config.write_back:
+        if not self.config.write_back or fua:
+            t0 = now
+            if fua:
+                self.stats["fua_writes"] += 1
+                older = [g for g in self.segments
+                         if g.dirty and g.dirty_from < lba + sectors and lba < g.end]
+                if older:
+                    t0 = self._write_out(older, now, head)
             self._drop_overlaps(lba, sectors, None, now, head)
-            free = max(self.stop(now, head), now)
+            free = max(self.stop(t0, head), t0)
             plan = self.mech.plan(lba, sectors, True, free, head,
                                   min_move_ms=self._min_write_seek)
             done = respect_arrivals(plan, arrive_ms, self.rev_ms)
@@ -709,7 +736,10 @@ class SegmentCache:
             s.end_ms = float(s.done[-1])
             head.cylinder, head.surface = plan.cylinder, plan.surface
         elif s is None or s.kind == "read":
-            self._destage(seg, self.stop(now, head), head)
+            t = self.stop(now, head)
+            if self.config.destage == "sptf":
+                seg = self._pick_dirty([g for g in self.segments if g.dirty], t, head)
+            self._destage(seg, t, head)
         return WriteService(None)
 
     def _destage(self, seg: Segment, t: float, head: HeadState) -> None:
@@ -726,8 +756,43 @@ class SegmentCache:
         head.cylinder, head.surface = plan.cylinder, plan.surface
         self.stats["destages"] += 1
 
+    def _write_out(self, segs: list[Segment], t: float, head: HeadState) -> float:
+        """Destage ``segs`` now, one after another; returns when they are on the platter."""
+        t = self.stop(t, head)
+        for seg in segs:
+            if not seg.dirty:
+                continue
+            self._destage(seg, t, head)
+            s = self.stream
+            t = s.end_ms
+            self._retire(s)
+            self.stream = None
+        return t
+
     def dirty_sectors(self) -> int:
         return sum(max(0, s.end - s.dirty_from) for s in self.segments)
+
+    def dirty_at(self, t: float) -> int:
+        """Sectors reported written but not yet on the platter at ``t`` (lost in a power cut).
+
+        Counts what a destage in progress has already written by ``t`` as safe.
+        """
+        s = self.stream
+        n = 0
+        for seg in self.segments:
+            if not seg.dirty:
+                continue
+            done_to = seg.dirty_from
+            if s is not None and s.kind == "write" and s.seg is seg:
+                done_to = max(done_to, s.lba + int(np.searchsorted(s.done, t, side="right")))
+            n += max(0, seg.end - done_to)
+        return n
+
+    def _pick_dirty(self, dirty: list[Segment], now: float, head: HeadState) -> Segment:
+        if self.config.destage == "sptf":
+            pos = self.mech.positioning_ms
+            return min(dirty, key=lambda g: (pos(g.dirty_from, True, now, head), g.last_used))
+        return min(dirty, key=lambda g: g.last_used)
 
     def background(self, now: float, head: HeadState) -> float | None:
         """The drive is idle at ``now``: destage if there is dirty data.
@@ -741,7 +806,7 @@ class SegmentCache:
         dirty = [g for g in self.segments if g.dirty]
         if not dirty:
             return None
-        seg = min(dirty, key=lambda g: g.last_used)
+        seg = self._pick_dirty(dirty, now, head)
         self._destage(seg, now, head)
         return self.stream.end_ms if self.stream is not None else None
 

@@ -97,6 +97,7 @@ class Drive:
         channel: Any = None,
         cpu: Any = None,
         trace: list | None = None,
+        events: Any = None,
     ):
         self.env = env
         self.mechanism = disk if isinstance(disk, Mechanism) else Mechanism(disk)
@@ -120,6 +121,10 @@ class Drive:
                           (ov.write(False), ov.write(True)))
         self._done_ms = (ov.completion(False), ov.completion(True))
         self._service = service or self._mechanical_service
+        # rare firmware events (error recovery, recalibration, media scans): none unless given
+        self.events = (events.bind(self.mechanism.rev_ms)
+                       if events is not None and events.enabled else None)
+        self._last_finish = 0.0
         self.cache = None
         self.port = None
         if cache is not None or interface is not None or channel is not None or cpu is not None:
@@ -150,9 +155,12 @@ class Drive:
         return overhead, acc, False
 
     def _run(self):
+        from .cache import FLUSH
+
         env, pending, head = self.env, self.pending, self.head
         choose, view, record = self._choose, self.view, self.completed.append
         done_ms = self._done_ms
+        events = self.events
         while True:
             if not pending:
                 self._wake = env.event()
@@ -163,12 +171,23 @@ class Drive:
                 pending.pop(0)
             else:
                 pending.remove(req)
+            if req.op == FLUSH:  # no buffer: nothing is dirty, the command only completes
+                finish = now + done_ms[False]
+                yield env.timeout(finish - now)
+                self._finish_flush(req, now, finish)
+                continue
             overhead, acc, hit = self._service(req, now, head)
             is_write = req.op == WRITE
             done_ov = done_ms[is_write]
             self._after_write = is_write
             finish = acc.end_ms + done_ov
+            if events is not None:  # the delay comes at the end: the media work is as planned
+                extra = events.delay(req.id, now, self._last_finish,
+                                     0 if is_write or hit else req.sectors)
+                finish += extra
+                overhead += extra
             yield env.timeout(finish - now)
+            self._last_finish = finish
             head.cylinder, head.surface = acc.cylinder, acc.surface
             self.last_lba = req.lba + req.sectors
             self.busy_ms += finish - now
@@ -180,6 +199,16 @@ class Drive:
             record(rec)
             if self.on_complete is not None:
                 self.on_complete(rec)
+
+    def _finish_flush(self, req: Request, start: float, finish: float) -> None:
+        self._last_finish = finish
+        self.busy_ms += finish - start
+        rec = Completed(req.id, req.op, req.lba, req.sectors, req.arrival_ms, start, finish,
+                        start - req.arrival_ms, finish - start, 0.0, 0.0, 0.0, 0.0,
+                        finish - req.arrival_ms, req.client, False)
+        self.completed.append(rec)
+        if self.on_complete is not None:
+            self.on_complete(rec)
 
     # -- the buffered path: cache, channel, CPU ----------------------------------
     def _setup_buffered(self, cache, interface, channel, cpu, trace) -> None:
@@ -269,11 +298,17 @@ class Drive:
         done_ov = self._ov.completion(req.op == WRITE)
         if req.op != FLUSH:
             self._after_write = req.op == WRITE
+        if self.events is not None:  # after the media work, which went as planned
+            reads = req.sectors if req.op not in (WRITE, FLUSH) and not hit else 0
+            extra = self.events.delay(req.id, start, self._last_finish, reads)
+            done_ov += extra
         if done_ov:
             yield env.timeout(done_ov)
         finish = env.now
+        self._last_finish = finish
         overhead += done_ov
-        self.last_lba = req.lba + req.sectors
+        if req.op != FLUSH:
+            self.last_lba = req.lba + req.sectors
         self.busy_ms += finish - start
         iface = max(0.0, finish - start - overhead - seek - rot - xfer)
         rec = Completed(req.id, req.op, req.lba, req.sectors, req.arrival_ms, start, finish,
@@ -449,7 +484,8 @@ class Drive:
             # comes back for the data (DiskSim's extra write disconnect, seen on HP drives)
             ov = self._ov.random_write_setup_ms
             data_ov = self._ov.random_write_data_ms or ov
-        space = cache.write_space(req.lba, n, t)
+        fua = req.fua
+        space = cache.write_space(req.lba, n, t, fua=fua)
         if data_ov:
             yield env.timeout(data_ov)
         if port.is_pio:
@@ -458,7 +494,7 @@ class Drive:
             arrive = yield from self._dma_out(req, space)
         # the arm moves once the command is set up (DiskSim: the overhead comes first), while
         # the data may still be crossing the bus
-        svc = cache.write(req.lba, n, arrive, t + ov, self.head)
+        svc = cache.write(req.lba, n, arrive, t + ov, self.head, fua=fua)
         if svc.media_end_ms is not None:
             self._trace_write(svc, arrive)
             if svc.media_end_ms > env.now:

@@ -166,14 +166,16 @@ def _start_closed(env, drive: Drive, wl: ClosedWorkload, callbacks, capacity: in
     def client(c: int):
         rng = rngs[c]
         for k in range(wl.per_client):
-            op, lba, sectors = wl.make_request(c, k, rng)
+            spec = wl.make_request(c, k, rng)
+            op, lba, sectors = spec[:3]
+            fua = bool(spec[3]) if len(spec) > 3 else False
             if lba < 0 or lba + sectors > capacity:
                 raise ValueError(f"{wl.name}: client {c} asked for LBA {lba}+{sectors} "
                                  f"beyond the disk ({capacity} sectors)")
             rid = next(counter)
             done = env.event()
             waiting[rid] = done
-            drive.submit(Request(rid, env.now, op, lba, sectors, c))
+            drive.submit(Request(rid, env.now, op, lba, sectors, c, fua))
             yield done
             think = wl.think_ms(rng) if callable(wl.think_ms) else wl.think_ms
             if think > 0:

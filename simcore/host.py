@@ -18,6 +18,12 @@ its requests for ``plug_ms`` (2.6: 3 ms) or until ``unplug_thresh`` (4) are
 queued, so that neighbours can merge; a synchronous request unplugs at once
 (the process waits on it). Host CPU time is not modelled.
 
+Durability flags travel with the request: ``submit(..., fua=True)`` sends a Force Unit
+Access write to the device, and an ``op`` of :data:`simcore.cache.FLUSH` a FLUSH CACHE; the
+block layer never merges either with another request (Linux sends REQ_PREFLUSH and REQ_FUA
+through its flush machinery, not the elevator's merging; here they pass through the elevator
+unmerged).
+
 The device is anything with ``submit(request)`` and an ``on_complete``
 attribute: a :class:`~simcore.drive.Drive` or a :class:`~simcore.array.Array`.
 """
@@ -51,11 +57,11 @@ class TraceEvent(NamedTuple):
 
 
 class _Bio:
-    __slots__ = ("arrival_ms", "done", "id", "lba", "op", "pid", "sectors")
+    __slots__ = ("arrival_ms", "done", "fua", "id", "lba", "op", "pid", "sectors")
 
-    def __init__(self, bid, pid, op, lba, sectors, arrival_ms, done):
+    def __init__(self, bid, pid, op, lba, sectors, arrival_ms, done, fua=False):
         self.id, self.pid, self.op, self.lba, self.sectors = bid, pid, op, lba, sectors
-        self.arrival_ms, self.done = arrival_ms, done
+        self.arrival_ms, self.done, self.fua = arrival_ms, done, fua
 
 
 class BlockLayer:
@@ -99,12 +105,13 @@ class BlockLayer:
         return self.submit(pid, READ, lba, sectors, sync=True, tgid=tgid)
 
     def write(self, pid: int, lba: int, sectors: int, sync: bool = False,
-              tgid: int | None = None) -> simpy.Event:
-        """A write (asynchronous unless ``sync``); the event fires when it is on the disk."""
-        return self.submit(pid, WRITE, lba, sectors, sync=sync, tgid=tgid)
+              tgid: int | None = None, fua: bool = False) -> simpy.Event:
+        """A write (asynchronous unless ``sync``); the event fires when the device reports it
+        done (on the platter only if the drive writes through, or with ``fua``)."""
+        return self.submit(pid, WRITE, lba, sectors, sync=sync, tgid=tgid, fua=fua)
 
     def submit(self, pid: int, op: str, lba: int, sectors: int, sync: bool | None = None,
-               tgid: int | None = None) -> simpy.Event:
+               tgid: int | None = None, fua: bool = False) -> simpy.Event:
         """Hand one bio to the block layer; returns an event that fires on its completion.
 
         A producer that must wait for a free request (``nr_requests``) waits
@@ -115,7 +122,8 @@ class BlockLayer:
         env = self.env
         sync = (op == READ) if sync is None else bool(sync)
         tgid = pid if tgid is None else tgid
-        bio = _Bio(self._next_bio, pid, op, int(lba), int(sectors), env.now, env.event())
+        bio = _Bio(self._next_bio, pid, op, int(lba), int(sectors), env.now, env.event(),
+                   bool(fua))
         self._next_bio += 1
         self.counters["bios"] += 1
         if self._try_merge(bio, sync, tgid):
@@ -165,7 +173,8 @@ class BlockLayer:
         return True
 
     def _mergeable(self, rq: Rq, bio: _Bio, sync: bool, tgid: int) -> bool:
-        return (rq.op == bio.op and rq.dispatch_ms is None
+        return (rq.op == bio.op and rq.op in (READ, WRITE) and not bio.fua
+                and not any(b.fua for b in rq.bios) and rq.dispatch_ms is None
                 and rq.sectors + bio.sectors <= self.max_sectors
                 and self.elevator.allow_merge(rq, bio.op, sync, bio.pid, tgid))
 
@@ -247,7 +256,8 @@ class BlockLayer:
         self._inflight[rq.id] = rq
         self._trace("dispatch", rq, rq.op)
         client = rq.bios[0].pid
-        self.device.submit(Request(rq.id, now, rq.op, rq.lba, rq.sectors, client))
+        fua = any(b.fua for b in rq.bios)
+        self.device.submit(Request(rq.id, now, rq.op, rq.lba, rq.sectors, client, fua))
 
     def _device_done(self, rec: Completed) -> None:
         now = self.env.now

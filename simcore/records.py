@@ -8,7 +8,13 @@ READ, WRITE = "R", "W"
 
 
 class Request(NamedTuple):
-    """One I/O request. ``lba`` and ``sectors`` are in 512-byte sectors; times in ms."""
+    """One I/O request. ``lba`` and ``sectors`` are in 512-byte sectors; times in ms.
+
+    ``fua``: Force Unit Access (ATA WRITE FPDMA QUEUED with FUA, SCSI WRITE with FUA=1):
+    a write that completes only once its data is on the media, whatever the write cache
+    does with other data. ``op`` may also be ``"F"`` (:data:`simcore.cache.FLUSH`): FLUSH
+    CACHE, done when every dirty sector is on the media.
+    """
 
     id: int
     arrival_ms: float
@@ -16,6 +22,7 @@ class Request(NamedTuple):
     lba: int
     sectors: int
     client: int = 0
+    fua: bool = False
 
 
 class Completed(NamedTuple):

@@ -47,7 +47,9 @@ class Stack:
     ``channel``: the name of the bus (cable) the drive sits on; drives of one run naming the
     same channel share it (an IDE master and slave). ``cpu``: ``True`` to charge the
     interface's work to the run's host CPU (PIO and DMA costs; Gray 2000 §2.8), shared by
-    every drive of the run. Several stacks run together as one system when
+    every drive of the run. ``events``: the drive's rare firmware events (a
+    :class:`~simcore.firmware_events.FirmwareEvents`: error recovery, recalibration, media
+    scans; none by default). Several stacks run together as one system when
     :func:`simcore.engine.run` is given a list of them.
     """
 
@@ -61,6 +63,7 @@ class Stack:
     host: tuple[Layer, ...] = ()
     channel: Any = None
     cpu: Any = None
+    events: Any = None
     trace: list | None = field(default=None, compare=False)
     name: str = "disk0"
 
@@ -228,7 +231,7 @@ def _drive(env: simpy.Environment, stk: Stack, mech: Mechanism, notify,
            shared: Shared) -> Drive:
     if fast_path(stk):
         return Drive(env, mech, stk.scheduler, on_complete=notify, service=stk.service,
-                     name=stk.name)
+                     name=stk.name, events=stk.events)
     if stk.service is not None:
         raise ValueError("a service function replaces the drive's firmware: give "
                          "firmware=False (or cache=False) with service=")
@@ -242,7 +245,8 @@ def _drive(env: simpy.Environment, stk: Stack, mech: Mechanism, notify,
     channel = shared.channel(stk.channel) if isinstance(stk.channel, str) else stk.channel
     cpu = shared.cpu if stk.cpu is True else (stk.cpu or None)
     return Drive(env, mech, stk.scheduler, on_complete=notify, name=stk.name,
-                 cache=cache, interface=iface, channel=channel, cpu=cpu, trace=stk.trace)
+                 cache=cache, interface=iface, channel=channel, cpu=cpu, trace=stk.trace,
+                 events=stk.events)
 
 
 def layers(*factories: Layer) -> tuple[Layer, ...]:

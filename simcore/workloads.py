@@ -18,7 +18,8 @@ import numpy as np
 
 from .records import READ, WRITE, Request
 
-MakeRequest = Callable[[int, int, np.random.Generator], tuple[str, int, int]]
+MakeRequest = Callable[[int, int, np.random.Generator], tuple]
+"""``make_request(client, k, rng) -> (op, lba, sectors)``, or ``(op, lba, sectors, fua)``."""
 
 
 def as_rng(seed_or_rng: int | np.random.Generator | None) -> np.random.Generator:
