@@ -1,7 +1,8 @@
 """The built book in a real browser: every page loads offline, without console errors,
 every plotly figure renders with data, and a static slider changes its figure. Formulas
-draw with MathJax's own font, an exercise's solution opens on click, and a citation leads
-to its entry in the bibliography.
+draw with MathJax's own font, an exercise's solution opens on click, a citation leads
+to its entry in the bibliography, every chapter's tables carry a numbered caption, and a
+``{numref}`` to a table leads to it.
 
 Serves ``_build/html`` on 127.0.0.1 and drives Debian's Chromium through Playwright;
 every request that is not to the loopback address is blocked, so a page that needs the
@@ -206,6 +207,56 @@ def test_citation_links_to_the_bibliography(server, browser):
         entry = page.locator(f"[id='{target}']")
         assert entry.count() == 1, f"the bibliography has no entry {target}"
         assert re.search(r"\b(19|20)\d\d\b", entry.inner_text()), "the entry has no year"
+        assert not errors
+    finally:
+        page.close()
+
+
+#: Book pages that are not chapters: their tables (a build report, none) carry no caption.
+_NOT_CHAPTERS = ("book/references.html", "book/glossary.html", "book/status.html")
+
+
+@pytest.mark.parametrize("page_name", [p for p in _pages() if p.startswith("book/")
+                                       and p not in _NOT_CHAPTERS] or ["(book not built)"])
+def test_every_table_has_a_numbered_caption(server, browser, page_name):
+    """No table on a chapter shows bare: each sits under a caption that starts "Table N.M"."""
+    page, _errors, _ = _open(browser, f"{server}/{page_name}")
+    try:
+        bare = page.evaluate("""() => Array.from(document.querySelectorAll('article table'))
+            .filter(t => !t.closest('.dl-table') && !t.querySelector(':scope > caption'))
+            .map(t => (t.innerText || '').slice(0, 80))""")
+        assert not bare, f"{page_name}: tables without a caption: {bare[:3]}"
+        numbers = page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.dl-table > p.caption, table > caption'))
+            .map(c => (c.querySelector('.caption-number') || {}).textContent || '')""")
+        unnumbered = [n for n in numbers if not re.match(r"Table \d+(\.\d+)* $", n)]
+        assert not unnumbered, f"{page_name}: captions without a table number: {unnumbered[:3]}"
+    finally:
+        page.close()
+
+
+def test_numref_to_a_table_leads_to_its_numbered_caption(server, browser):
+    """On the positioning chapter a {numref} reads "Table N.M", links to the table with that number,
+    and tables are counted apart from figures, per chapter ("Fig. N.1" and "Table N.1" both)."""
+    page, errors, _ = _open(browser, f"{server}/book/positioning.html")
+    try:
+        link = page.locator("a.reference.internal:has(span.std-numref)",
+                            has_text=re.compile(r"^Table \d")).first
+        assert link.count() == 1, "the chapter has no numref to a table"
+        label = link.inner_text().strip()
+        target = link.get_attribute("href").split("#", 1)[1]
+        link.click()
+        page.wait_for_timeout(300)
+        table = page.locator(f"[id='{target}']")
+        assert table.count() == 1 and "dl-table" in (table.get_attribute("class") or "")
+        number = table.locator("p.caption .caption-number").inner_text().strip()
+        assert number == label, f"the link says {label!r}, the caption {number!r}"
+        assert table.locator("table").count() == 1, "the captioned block holds no table"
+        assert len(table.locator("p.caption .caption-text").inner_text().split()) >= 6
+        chapter = number.split()[1].split(".")[0]
+        firsts = page.evaluate("""() => Array.from(document.querySelectorAll('.caption-number'))
+            .map(c => c.textContent.trim())""")
+        assert f"Fig. {chapter}.1" in firsts and f"Table {chapter}.1" in firsts, firsts
         assert not errors
     finally:
         page.close()

@@ -23,6 +23,8 @@ numbering of Markdown ``{table}`` directives ("Table 3.2", per chapter like figu
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from docutils import nodes
 from docutils.parsers.rst import directives as spec
 from myst_nb.core.variables import RetrievalError, render_variable_outputs
@@ -30,11 +32,11 @@ from myst_nb.ext.glue.utils import glue_warning, retrieve_glue_data
 from myst_nb.ext.utils import DirectiveBase
 
 
-class captioned_table(nodes.General, nodes.Element):  # noqa: N801 (docutils node naming)
+class captioned_table(nodes.General, nodes.Element):
     """A glued table with a caption: numbered as a ``table`` by Sphinx."""
 
 
-class table_caption(nodes.caption):  # noqa: N801
+class table_caption(nodes.caption):
     """The caption of a :class:`captioned_table`: a figure-style caption with a table's permalink."""
 
 
@@ -44,7 +46,7 @@ class PasteTableDirective(DirectiveBase):
     required_arguments = 1  # the glue key
     final_argument_whitespace = True
     has_content = True
-    option_spec = {"name": spec.unchanged, "class": spec.class_option}
+    option_spec: ClassVar[dict] = {"name": spec.unchanged, "class": spec.class_option}
 
     def run(self) -> list[nodes.Node]:
         key = self.arguments[0]
@@ -58,7 +60,7 @@ class PasteTableDirective(DirectiveBase):
             data = retrieve_glue_data(self.document, key)
         except RetrievalError as exc:
             return [glue_warning(str(exc), self.document, self.line)]
-        table = captioned_table("", classes=["dl-table"] + self.options.get("class", []))
+        table = captioned_table("", classes=["dl-table", *self.options.get("class", [])])
         self.set_source_info(table)
         self.add_name(table)
 
