@@ -105,3 +105,12 @@ def test_no_chapter_leaves_a_markdown_table_bare():
 def _next(path: Path, n: int) -> str:
     lines = path.read_text(encoding="utf-8").splitlines()
     return lines[n] if n < len(lines) else ""
+
+
+def test_a_caption_with_code_is_not_in_a_backtick_fence():
+    """CommonMark ends a backtick fence's info string at a backtick: a ```{table} whose caption
+    holds `code` is not a directive at all, and the cells after it are lost (write :::{table})."""
+    for path in CHAPTERS:
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.match(r"^`{3,}\{[\w:-]+\}.*`", line):
+                pytest.fail(f"{path.name}:{n}: a backtick in a backtick fence's directive line")
