@@ -73,7 +73,8 @@ class PasteTableDirective(DirectiveBase):
         caption = table_caption(para.rawsource, "", *para.children)
         caption.source, caption.line = para.source, para.line
         table += caption
-        body = nodes.container("", classes=["dl-table-body"])
+        # cell_output: the theme styles a DataFrame there as it does in a cell's output
+        body = nodes.container("", classes=["cell_output", "dl-table-body"])
         body += render_variable_outputs([data], self.document, self.line, self.source)
         table += body
         return [table]
