@@ -38,13 +38,13 @@ from typing import Any
 import numpy as np
 import simpy
 
-from .access import Mechanism
-from .engine import run
-from .host import BlockLayer, IdleReadahead
-from .profiles import load_disk
-from .records import Completed
-from .stack import Stack
-from .workloads import Processes
+from ..disk.access import Mechanism
+from ..disk.profiles import load_disk
+from ..engine import run
+from ..host.host import BlockLayer, IdleReadahead
+from ..records import Completed
+from ..stack import Stack
+from . import Processes
 
 __all__ = [
     "FFSB_PROFILES",

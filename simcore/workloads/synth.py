@@ -26,8 +26,8 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .records import READ, WRITE, Request
-from .workloads import OpenWorkload, as_rng
+from ..records import READ, WRITE, Request
+from . import OpenWorkload, as_rng
 
 MINUTE_MS = 60_000.0
 

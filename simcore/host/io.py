@@ -38,13 +38,13 @@ from typing import Any
 import numpy as np
 import simpy
 
-from .cache import FLUSH, CacheConfig
-from .cpu import KERNEL, Cpu, Hog
-from .engine import run
-from .interface import Port
-from .records import READ, WRITE, Completed, Request
-from .stack import Stack, as_mechanism
-from .workloads import Processes
+from ..drive.cache import FLUSH, CacheConfig
+from ..drive.cpu import KERNEL, Cpu, Hog
+from ..drive.interface import Port
+from ..engine import run
+from ..records import READ, WRITE, Completed, Request
+from ..stack import Stack, as_mechanism
+from ..workloads import Processes
 
 __all__ = ["FileSystemCosts", "Host", "HostResult", "bonnie_read", "bonnie_write", "ext2_extents",
            "hdparm_t", "one_request"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import TraceError
+from ...errors import TraceError
 
 
 def number(path: str, line: int, field: str, text: str) -> float:

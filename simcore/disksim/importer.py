@@ -39,10 +39,10 @@ from typing import Any
 
 import numpy as np
 
-from .disksim_parse import Block, Document, Param, PList, parse_file, syntax_error
-from .errors import ProfileError
-from .layout import Layout
-from .profiles import profile_from_dict
+from ..disk.layout import Layout
+from ..disk.profiles import profile_from_dict
+from ..errors import ProfileError
+from .parse import Block, Document, Param, PList, parse_file, syntax_error
 
 SEEK_TOLERANCE_MS = 0.001
 """Largest difference allowed when an analytic DiskSim seek curve is sampled into a table."""

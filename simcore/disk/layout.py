@@ -17,7 +17,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from .errors import RequestError
+from ..errors import RequestError
 from .profile import DiskProfile, Zone
 
 SECTOR_BYTES = 512

@@ -31,11 +31,11 @@ from typing import Any
 
 import simpy
 
-from .access import Mechanism
-from .drive import Drive
-from .profile import DiskProfile
-from .profiles import load_disk
-from .records import READ, WRITE, Completed, Request
+from ..disk.access import Mechanism
+from ..disk.profile import DiskProfile
+from ..disk.profiles import load_disk
+from ..drive.drive import Drive
+from ..records import READ, WRITE, Completed, Request
 
 __all__ = ["Array", "build_array"]
 

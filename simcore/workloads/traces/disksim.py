@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..errors import TraceError
-from ..records import READ, WRITE, Request
-from ..workloads import OpenWorkload, ValidationStep, ValidationWorkload
+from ...errors import TraceError
+from ...records import READ, WRITE, Request
+from .. import OpenWorkload, ValidationStep, ValidationWorkload
 from .fields import number, whole
 
 

@@ -29,9 +29,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..errors import TraceError
-from ..records import READ, WRITE, Request
-from ..workloads import OpenWorkload
+from ...errors import TraceError
+from ...records import READ, WRITE, Request
+from .. import OpenWorkload
 from .fields import number, whole
 
 HEADER_V2 = "fio version 2 iolog"

@@ -30,9 +30,9 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import TraceError
-from ..records import READ, WRITE, Request
-from ..workloads import OpenWorkload
+from ...errors import TraceError
+from ...records import READ, WRITE, Request
+from .. import OpenWorkload
 from .fields import whole
 
 ACTIONS = {"Q", "G", "I", "D", "C", "M", "F", "A", "X", "P", "U", "S", "T", "B", "R", "m"}

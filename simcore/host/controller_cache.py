@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import simpy
 
-from .records import READ, Completed
+from ..records import READ, Completed
 
 __all__ = ["ControllerCache", "ControllerCacheConfig"]
 

@@ -85,8 +85,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .access import HeadState, Mechanism, Plan, PlanPiece
-from .profile import DiskProfile
+from ..disk.access import HeadState, Mechanism, Plan, PlanPiece
+from ..disk.profile import DiskProfile
 
 __all__ = ["CLEAN", "FLUSH", "POLICIES", "CacheConfig", "ReadService", "Segment", "SegmentCache",
            "WriteService", "respect_arrivals"]

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ProfileError
+from ..errors import ProfileError
 
 _DELIMS = set(",{}[]=#\"")
 _INT = re.compile(r"^[+-]?\d+$")

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .placement.refs import request_arrays, unit_references
+from ..placement.refs import request_arrays, unit_references
 
 MINUTE_MS = 60_000.0
 

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import simpy
 
-from .records import READ, Completed
+from ..records import READ, Completed
 
 __all__ = ["Classifier", "DispatchConfig", "DispatchHost", "StreamState"]
 

@@ -36,10 +36,10 @@ from typing import Any, NamedTuple
 
 import simpy
 
-from .access import Access, HeadState, Mechanism
-from .layout import SECTOR_BYTES
-from .records import READ, WRITE, Completed, Request
-from .sched.linux import Elevator, Rq, get_elevator
+from ..disk.access import Access, HeadState, Mechanism
+from ..disk.layout import SECTOR_BYTES
+from ..records import READ, WRITE, Completed, Request
+from ..sched.linux import Elevator, Rq, get_elevator
 
 __all__ = ["BlockLayer", "FixedDevice", "IdleReadahead", "TraceEvent"]
 

@@ -9,9 +9,9 @@ import csv
 import math
 from pathlib import Path
 
-from ..errors import TraceError
-from ..records import READ, WRITE, Request
-from ..workloads import OpenWorkload
+from ...errors import TraceError
+from ...records import READ, WRITE, Request
+from .. import OpenWorkload
 from .fields import number, whole
 
 REQUIRED = ("arrival_ms", "op", "lba", "sectors")

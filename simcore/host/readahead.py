@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import simpy
 
-from .records import READ, Completed
+from ..records import READ, Completed
 
 __all__ = ["ReadaheadConfig", "ReadaheadHost", "init_ra_size", "next_ra_size"]
 

@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from .errors import ProfileError
+from ..errors import ProfileError
 from .profile import CacheSpec, DiskProfile, Overheads, SeekSpec, Zone
 
 _TOP = {"id", "name", "year", "source", "assumed", "notes", "geometry", "mechanics",
@@ -42,7 +42,7 @@ READ_AHEAD_POLICIES = {"none", "track", "cylinder", "segment", "on-arrival", "ze
 def data_dir() -> Path:
     """The project's data folder (``DISKLAB_DATA`` overrides it)."""
     env = os.environ.get("DISKLAB_DATA")
-    return Path(env) if env else Path(__file__).resolve().parent.parent / "data"
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "data"
 
 
 def disk_dir() -> Path:

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import TraceError
-from ..workloads import OpenWorkload
+from ...errors import TraceError
+from .. import OpenWorkload
 from . import blkparse, csvtrace, disksim, fio_iolog
 
 READERS: dict[str, Callable[[str | Path], OpenWorkload]] = {

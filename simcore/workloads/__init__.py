@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .records import READ, WRITE, Request
+from ..records import READ, WRITE, Request
 
 MakeRequest = Callable[[int, int, np.random.Generator], tuple]
 """``make_request(client, k, rng) -> (op, lba, sectors)``, or ``(op, lba, sectors, fua)``."""

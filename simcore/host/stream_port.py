@@ -28,9 +28,9 @@ from typing import Protocol
 
 import simpy
 
-from .drive import Drive
+from ..drive.drive import Drive
+from ..records import READ, Completed, Request
 from .host import BlockLayer
-from .records import READ, Completed, Request
 
 __all__ = ["BlockPort", "DrivePort", "ReadPort"]
 

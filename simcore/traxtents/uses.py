@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .access import HeadState, Mechanism
-from .layout import SECTOR_BYTES
-from .traxtents import serve, zone_track_starts
+from ..disk.access import HeadState, Mechanism
+from ..disk.layout import SECTOR_BYTES
+from . import serve, zone_track_starts
 
 Z_9999 = 3.719016485455709  # standard normal quantile at 0.9999
 

@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 import simpy
 
-from .access import Access, HeadState, Mechanism
-from .layout import SECTOR_BYTES
-from .profile import DiskProfile
-from .records import WRITE, Completed, Request
-from .sched import get_scheduler
+from ..disk.access import Access, HeadState, Mechanism
+from ..disk.layout import SECTOR_BYTES
+from ..disk.profile import DiskProfile
+from ..records import WRITE, Completed, Request
+from ..sched import get_scheduler
 
 PIO_GRAIN_SECTORS = 16  # PIO blocks the simulator moves per CPU slice when they are all ready
 
