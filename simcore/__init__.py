@@ -5,7 +5,7 @@ The verbs: :func:`load_disk`, a workload maker (:func:`random_open`,
 flat records (:class:`Completed`) in a :class:`RunResult`.
 """
 
-from . import _moved  # noqa: F401  (first: old module names, simcore.cache ..., keep importing)
+from . import _moved  # first: old module names (simcore.cache, ...) keep importing
 from .disk.access import Access, HeadState, Mechanism
 from .disk.layout import SECTOR_BYTES, Layout, PhysicalAddress, TrackPiece
 from .disk.mechanics import (
