@@ -179,7 +179,7 @@ class DiskProfile:
     that covers part of one costs a read-modify-write (:mod:`simcore.sectors`)."""
     lowest_aligned_lba: int = 0
     """The first 512-byte LBA at the start of a physical sector (SCSI READ CAPACITY(16)'s
-    LOWEST ALIGNED LOGICAL BLOCK ADDRESS; 1 on the old "jumpered" drives that made LBA 63
+    LOWEST ALIGNED LOGICAL BLOCK ADDRESS; 7 on the old "jumpered" drives that made LBA 63
     aligned)."""
     smr: SmrSpec | None = None
     initial_cylinder: int = 0
