@@ -234,16 +234,20 @@ class DriveManaged:
         st = self.stream_end
         if st is not None and st[0] == log0 and st[1] <= t:
             # the log continues where it stopped: the drive's buffer lets it stream on, so
-            # the write starts when its first sector comes under the head, with no wait
-            addr = mech.layout.locate(log0)
-            spt = mech.layout.sectors_per_track(addr.zone)
-            frac = (addr.sector / spt - mech.phase0 - t / mech.rev_ms) % 1.0
-            a = mech.access(log0, need, True, t + frac * mech.rev_ms, h)
-            part = Part.of(a)  # no wait for the first sector; skew gaps at track ends remain
-            end = t + part.seek + part.rotation + part.transfer
+            # the write goes as if it had followed the last one at once (no wait for its
+            # first sector; track and cylinder switches cost what the skew leaves). It is
+            # timed from a ten-thousandth of a sector before the log's end, so rounding in
+            # the platter's angle never costs a whole turn.
+            spt = mech.layout.sectors_per_track(mech.layout.zone_of(log0))
+            t_s = st[1] - 1e-4 * mech.rev_ms / spt
+            a = mech.access(log0, need, True, t_s, h)
+            part = Part.of(a)
+            end = t + (_media(a) - t_s)
+            log_end = _media(a)  # the log's own timeline (the platter's angle follows it)
         else:
             a = mech.access(log0, need, True, t, h)
             part, end = Part.of(a), _media(a)
+            log_end = end
         h = HeadState(a.cylinder, a.surface)
         for s, e in self._split(lba, n):
             r = self.ratio
@@ -258,7 +262,7 @@ class DriveManaged:
             log0 += used
         self.head_pos += need
         self.used += need
-        self.stream_end = (self.head_pos, end)
+        self.stream_end = (self.head_pos, log_end)
         self.stats.writes += 1
         self.stats.appended_sectors += need
         return part, end, h
