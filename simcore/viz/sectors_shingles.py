@@ -48,17 +48,22 @@ def smr_rate_figure(series: Mapping[str, tuple[Sequence[float], Sequence[float]]
                     levels: Mapping[str, float] | None = None) -> go.Figure:
     """Written MB/s over time for each write pattern; the fill point and predicted levels."""
     fig = go.Figure()
+    t_max = 0.0
     for i, (name, (t, mb)) in enumerate(series.items()):
+        t_max = max([t_max, *t])
         fig.add_trace(go.Scatter(x=list(t), y=list(mb), mode="lines", name=name,
                                  line=dict(color=COLORS[i], width=2.2, shape="hv"),
                                  hovertemplate="%{x:.0f} s: %{y:.1f} MB/s<extra>" + name
                                  + "</extra>"))
+    for j, (name, level) in enumerate((levels or {}).items()):
+        # drawn as traces, not shapes: a shape's y on a log axis is in log10 units
+        fig.add_trace(go.Scatter(x=[0, t_max], y=[level, level], mode="lines",
+                                 name=f"predicted: {name}",
+                                 line=dict(color=COLORS[j], dash="dash", width=1.2),
+                                 hovertemplate=f"{name}: {level:.1f} MB/s<extra></extra>"))
     if fill_s is not None:
         fig.add_vline(x=fill_s, line=dict(color="#555555", dash="dot"),
                       annotation_text="media cache full", annotation_position="top right")
-    for j, (name, level) in enumerate((levels or {}).items()):
-        fig.add_hline(y=level, line=dict(color=COLORS[j], dash="dash", width=1),
-                      annotation_text=name, annotation_position="bottom right")
     fig.update_layout(xaxis_title="time (s)", yaxis_title="written (MB/s, 5 s windows)",
                       yaxis_type="log")
     return apply_theme(fig, height=420)
