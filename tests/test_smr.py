@@ -222,3 +222,29 @@ def test_bad_smr_tables_name_the_field(smr, field):
     with pytest.raises(ProfileError) as e:
         profile_from_dict(data)
     assert e.value.field == field
+
+
+def test_a_log_structured_host_appends_at_the_write_pointer():
+    from simcore.placement.zone_log import log_structured
+
+    hm = HostManaged(HM)
+    z0 = hm.conventional * hm.zone_sectors
+    wl, log = log_structured(hm, [5, 9, 5], batch_blocks=2)
+    assert [(r.lba, r.sectors) for r in wl.requests] == [(z0, 16), (z0 + 16, 8)]
+    assert log.map == {5: z0 + 16, 9: z0 + 8}  # block 5's newest copy is the second one
+
+
+def test_appends_one_at_a_time_wait_a_revolution_each():
+    """The next sector has passed during the command overhead: rev + 8 sector times per append."""
+    from simcore.placement.zone_log import log_structured
+
+    hm = HostManaged(HM)
+    wl, _ = log_structured(hm, list(range(60)), batch_blocks=1)
+    r = simcore.run(simcore.stack(hm.mechanism, service=hm, firmware=False), wl)
+    m = hm.mechanism
+    z = m.layout.zone_of(hm.conventional * hm.zone_sectors)
+    st = m.rev_ms / m.layout.sectors_per_track(z)
+    svc = np.diff(r.column("finish_ms"))[1:40]
+    crossings = svc > m.rev_ms + 8 * st + 1e-6  # a track switch inside an append
+    assert crossings.sum() <= 1
+    assert svc[~crossings] == pytest.approx(m.rev_ms + 8 * st, rel=1e-6)
