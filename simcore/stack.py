@@ -229,13 +229,26 @@ def build(env: simpy.Environment, stk: Stack, shared: Shared | None = None) -> B
 
 def _drive(env: simpy.Environment, stk: Stack, mech: Mechanism, notify,
            shared: Shared) -> Drive:
+    prof = mech.profile
+    if prof.smr is not None and stk.firmware and stk.service is None:
+        # a shingled drive's firmware is its translation layer (drive-managed) or its zone
+        # rules (host-managed): simcore.smr, served on the fast path
+        if stk.cache not in (None, False) or stk.interface is not None or stk.channel \
+                is not None or stk.cpu is not None:
+            raise ValueError(f"{prof.id} is a shingled drive: its translation layer runs "
+                             "without the segmented-cache and bus models (give no cache=, "
+                             "interface=, channel= or cpu=), or give firmware=False for the "
+                             "bare mechanism")
+        from .drive.smr import translation_for
+
+        return Drive(env, mech, stk.scheduler, on_complete=notify,
+                     service=translation_for(mech), name=stk.name)
     if fast_path(stk):
         return Drive(env, mech, stk.scheduler, on_complete=notify, service=stk.service,
                      name=stk.name, events=stk.events)
     if stk.service is not None:
         raise ValueError("a service function replaces the drive's firmware: give "
                          "firmware=False (or cache=False) with service=")
-    prof = mech.profile
     cache = _cache_of(stk, prof)
     iface = _interface_of(stk, prof)
     if iface == "profile":  # the profile's own link, with a speed-matching buffer

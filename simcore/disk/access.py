@@ -23,6 +23,7 @@ import numpy as np
 from .layout import SECTOR_BYTES, Layout
 from .mechanics import SeekCurve, seek_for
 from .profile import DiskProfile
+from .sectors import SectorFormat
 
 
 class Access(NamedTuple):
@@ -102,6 +103,9 @@ class Mechanism:
         self.zl_write = profile.zero_latency_writes
         rate = profile.interface_mb_s
         self.bus_sector_ms = SECTOR_BYTES / (rate * 1000.0) if rate > 0 else 0.0
+        fmt = SectorFormat.of(profile)
+        self.format = fmt
+        self._fmt = None if fmt.plain and fmt.block == 1 else fmt  # Advanced Format (512e, 4Kn)
 
     def angle_at(self, t_ms: float) -> float:
         """Platter angle under the heads at time ``t_ms``, in revolutions."""
@@ -141,7 +145,16 @@ class Mechanism:
 
     def access(self, lba: int, sectors: int, is_write: bool, start_ms: float,
                head: HeadState) -> Access:
-        """Serve ``sectors`` from ``lba`` starting at ``start_ms``; updates nothing."""
+        """Serve ``sectors`` from ``lba`` starting at ``start_ms``; updates nothing.
+
+        On an Advanced Format drive (:mod:`simcore.sectors`) a 4Kn drive refuses a request
+        that splits a logical block, and a 512e drive serves a write that splits a physical
+        sector as a read-modify-write (:meth:`read_modify_write`).
+        """
+        if self._fmt is not None:
+            self._fmt.check(lba, sectors, self.profile.id)
+            if is_write and not self._fmt.is_aligned(lba, sectors):
+                return self.read_modify_write(lba, sectors, start_ms, head)[0]
         rev = self.rev_ms
         zero_latency = self.zl_write if is_write else self.zl_read
         t = start_ms
@@ -212,6 +225,10 @@ class Mechanism:
         ``min_move_ms`` is the least time before the first sector may be reached
         (the firmware's minimum seek delay; see ``Overheads.min_write_seek_ms``).
         """
+        if self._fmt is not None:
+            self._fmt.check(lba, sectors, self.profile.id)
+            if is_write and not self._fmt.is_aligned(lba, sectors):
+                return self._rmw_plan(lba, sectors, start_ms, head, zero_latency)
         rev = self.rev_ms
         if zero_latency is None:
             zero_latency = self.zl_write if is_write else self.zl_read
@@ -263,3 +280,57 @@ class Mechanism:
             k += count
         np.maximum.accumulate(done, out=done)
         return Plan(done, pieces, seek_total, rot_total, xfer_total, t, cyl, surface)
+
+    # -- Advanced Format: the read-modify-write of a 512e drive --------------------------
+
+    def read_modify_write(self, lba: int, sectors: int, start_ms: float, head: HeadState
+                          ) -> tuple[Access, float, HeadState]:
+        """A write that splits physical sectors: read the partial ones, then write them whole.
+
+        The drive reads the physical sector at each partial end (one read when they are the
+        same or adjacent sectors), merges the host's data in its buffer, and writes the whole
+        span of physical sectors ``[p0, p1)``. The write waits for ``p0`` to come round
+        again, so on one track the cost is one revolution more than writing ``[p0, p1)``
+        (Western Digital's *Advanced Format White Paper*: "512-byte write
+        (read-modify-write)"). The reads' seek, rotation and transfer are added to the
+        write's. Returns the Access, when the reads end, and where the head is then.
+        """
+        fmt = self._fmt
+        p0, p1 = fmt.extent(lba, sectors)
+        p1 = min(p1, self.layout.capacity)
+        t = start_ms
+        h = HeadState(head.cylinder, head.surface)
+        seek = rot = xfer = 0.0
+        for s0, n in fmt.partial_reads(lba, sectors):
+            n = min(n, self.layout.capacity - s0)
+            a = self.access(s0, n, False, t, h)
+            seek, rot, xfer = seek + a.seek_ms, rot + a.rotation_ms, xfer + a.transfer_ms
+            t = a.end_ms - a.interface_ms  # the sector is in the drive's buffer: no bus
+            h = HeadState(a.cylinder, a.surface)
+        reads_end, after_reads = t, HeadState(h.cylinder, h.surface)
+        w = self.access(p0, p1 - p0, True, t, h)
+        media_end = w.end_ms - w.interface_ms
+        b = self.bus_sector_ms
+        iface = max(0.0, sectors * b - (media_end - start_ms)) if b else 0.0
+        acc = Access(seek + w.seek_ms, rot + w.rotation_ms, xfer + w.transfer_ms, iface,
+                     media_end + iface, w.cylinder, w.surface)
+        return acc, reads_end, after_reads
+
+    def _rmw_plan(self, lba: int, sectors: int, start_ms: float, head: HeadState,
+                  zero_latency: bool | None) -> Plan:
+        """:meth:`plan` for a read-modify-write: the reads are part of the first uncancellable
+        move, and ``done_ms`` holds the host's sectors' times in the whole-sector write."""
+        acc, reads_end, after = self.read_modify_write(lba, sectors, start_ms, head)
+        p0, p1 = self._fmt.extent(lba, sectors)
+        p1 = min(p1, self.layout.capacity)
+        wp = self.plan(p0, p1 - p0, True, reads_end, after, zero_latency)
+        k0 = lba - p0
+        bounds = [p.first for p in wp.pieces] + [p1 - p0]
+        pieces: list[PlanPiece] = []
+        for p, end in zip(wp.pieces, bounds[1:], strict=False):
+            if end <= k0 or p.first >= k0 + sectors:
+                continue
+            pieces.append(p._replace(first=max(0, p.first - k0)))
+        pieces[0] = pieces[0]._replace(first=0, move_start_ms=start_ms)
+        return Plan(wp.done_ms[k0:k0 + sectors].copy(), pieces, acc.seek_ms, acc.rotation_ms,
+                    acc.transfer_ms, wp.end_ms, wp.cylinder, wp.surface)

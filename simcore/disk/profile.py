@@ -142,6 +142,27 @@ class CacheSpec:
 
 
 @dataclass(frozen=True)
+class SmrSpec:
+    """Shingled recording, as the profile's ``[firmware.smr]`` table describes it.
+
+    ``kind`` is ``drive-managed`` (the drive hides the shingles behind a translation layer: a
+    persistent media cache of ``media_cache_mib`` at the outer edge takes writes as a log, and
+    bands of ``band_mib`` are rewritten whole when they are cleaned, after
+    ``idle_clean_ms`` of idleness or when the cache is full; Aghayev & Desnoyers 2015) or
+    ``host-managed`` (zones of ``zone_mib`` with write pointers, the first
+    ``conventional_zones`` of them conventional; ZBC/ZAC and the Linux zoned block device
+    model). See :mod:`simcore.smr`.
+    """
+
+    kind: Literal["drive-managed", "host-managed"]
+    media_cache_mib: float = 0.0
+    band_mib: float = 0.0
+    idle_clean_ms: float = 0.0
+    zone_mib: float = 0.0
+    conventional_zones: int = 0
+
+
+@dataclass(frozen=True)
 class DiskProfile:
     """Everything the simulator needs to know about one drive."""
 
@@ -167,6 +188,16 @@ class DiskProfile:
     bus can keep up with the media, 1 stores the whole request first."""
     overheads: Overheads = field(default_factory=Overheads)
     cache: CacheSpec = field(default_factory=CacheSpec)
+    logical_sector_bytes: int = 512
+    """The block the host addresses (512 on 512n and 512e drives, 4096 on 4Kn)."""
+    physical_sector_bytes: int = 512
+    """The block the drive writes, with its ECC (4096 on Advanced Format drives); a write
+    that covers part of one costs a read-modify-write (:mod:`simcore.sectors`)."""
+    lowest_aligned_lba: int = 0
+    """The first 512-byte LBA at the start of a physical sector (SCSI READ CAPACITY(16)'s
+    LOWEST ALIGNED LOGICAL BLOCK ADDRESS; 7 on the old "jumpered" drives that made LBA 63
+    aligned)."""
+    smr: SmrSpec | None = None
     initial_cylinder: int = 0
     initial_angle: float = 0.0
     time_unit: str = "ms"

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ProfileError
-from .profile import CacheSpec, DiskProfile, Overheads, SeekSpec, Zone
+from .profile import CacheSpec, DiskProfile, Overheads, SeekSpec, SmrSpec, Zone
 
 _TOP = {"id", "name", "year", "source", "assumed", "notes", "geometry", "mechanics",
         "firmware", "interface", "initial", "time_unit"}
-_GEOMETRY = {"rpm", "revolution_ms", "surfaces", "mapping", "zones", "zoning"}
+_GEOMETRY = {"rpm", "revolution_ms", "surfaces", "mapping", "zones", "zoning",
+             "logical_sector_bytes", "physical_sector_bytes", "lowest_aligned_lba"}
 _ZONE = {"first_cylinder", "last_cylinder", "sectors_per_track", "track_skew",
          "cylinder_skew", "first_offset", "spares", "slips", "spare_group", "empty_front",
          "remaps"}
@@ -26,7 +27,10 @@ _ZONING = {"count", "cylinders", "outer_spt", "inner_spt", "spares_per_zone"}
 _MECH = {"head_switch_ms", "write_settle_ms", "seek"}
 _SEEK = {"model", "single_ms", "average_ms", "full_ms", "settle_ms", "accel_cyl_per_ms2",
          "max_speed_cyl_per_ms", "base_ms", "per_cylinder_ms", "table"}
-_FIRMWARE = {"zero_latency_reads", "zero_latency_writes", "overheads", "cache"}
+_FIRMWARE = {"zero_latency_reads", "zero_latency_writes", "overheads", "cache", "smr"}
+_SMR = {"kind", "media_cache_mib", "band_mib", "idle_clean_ms", "zone_mib", "conventional_zones"}
+SMR_KINDS = ("drive-managed", "host-managed")
+SECTOR_SIZES = (512, 1024, 2048, 4096, 8192, 16384, 32768, 65536)
 _OVERHEADS = {"read_miss_ms", "read_hit_ms", "write_ms", "completion_ms"}
 _OVERHEADS_OPTIONAL = {"read_miss_after_write_ms", "read_hit_after_write_ms",
                        "write_after_read_ms", "write_completion_ms", "random_write_setup_ms",
@@ -100,6 +104,9 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
     seek_raw = v.table(mech, "seek", _SEEK, prefix="mechanics.")
     seek = _seek(v, seek_raw)
 
+    logical, physical, aligned = _sector_format(v, geo)
+    v.ratio = physical // 512
+
     rev_ms = 60_000.0 / rpm
     move1 = seek.single_ms if seek.model in ("three-point", "four-phase") else (
         seek.base_ms + seek.per_cylinder_ms if seek.model == "linear" else
@@ -144,6 +151,7 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
             read_ahead_over_requested=bool(c.get("read_ahead_over_requested", False)),
             read_ahead_on_hit=bool(c.get("read_ahead_on_hit", False)),
         )
+    smr = _smr(v, fw["smr"]) if "smr" in fw else None
     cylinders = zones[-1].last_cylinder + 1
     init_cyl = v.integer(init, "cylinder", "initial", minimum=0, default=0)
     if init_cyl >= cylinders:
@@ -169,11 +177,80 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
         interface_write_mb_s=v.number(iface, "write_rate_mb_s", "interface", minimum=0.0,
                                       default=0.0),
         read_watermark=_fraction(v, iface, "read_watermark", "interface"),
-        overheads=overheads, cache=cache, initial_cylinder=init_cyl, initial_angle=angle,
+        overheads=overheads, cache=cache, logical_sector_bytes=logical,
+        physical_sector_bytes=physical, lowest_aligned_lba=aligned, smr=smr,
+        initial_cylinder=init_cyl, initial_angle=angle,
         time_unit=str(data.get("time_unit", "ms")), year=data.get("year"),
         source=str(data.get("source", "")), assumed=tuple(assumed),
         notes=str(data.get("notes", "")), path=path,
     )
+
+
+def _sector_format(v: _Validator, geo: dict[str, Any]) -> tuple[int, int, int]:
+    """The logical and physical sector sizes (IDEMA Advanced Format: 512n, 512e, 4Kn)."""
+    sizes = {}
+    for key in ("logical_sector_bytes", "physical_sector_bytes"):
+        val = geo.get(key, 512)
+        if isinstance(val, bool) or not isinstance(val, int) or val not in SECTOR_SIZES:
+            raise ProfileError(v.path, f"geometry.{key}",
+                               f"{val!r} is not a sector size; use 512 or 4096 (a power of two "
+                               "from 512 to 65536 bytes)")
+        sizes[key] = val
+    logical, physical = sizes["logical_sector_bytes"], sizes["physical_sector_bytes"]
+    if physical < logical:
+        raise ProfileError(v.path, "geometry.physical_sector_bytes",
+                           f"{physical} is smaller than logical_sector_bytes {logical}: a "
+                           "logical block never spans physical sectors (512e is 512 logical on "
+                           "4096 physical, 4Kn is 4096 on 4096)")
+    if logical not in (512, physical):
+        raise ProfileError(v.path, "geometry.logical_sector_bytes",
+                           f"{logical} must be 512 (512n, 512e) or equal to "
+                           f"physical_sector_bytes {physical} (4Kn)")
+    ratio = physical // 512
+    aligned = v.integer(geo, "lowest_aligned_lba", "geometry", minimum=0, default=0)
+    if aligned and (logical != 512 or aligned >= ratio):
+        raise ProfileError(v.path, "geometry.lowest_aligned_lba",
+                           f"{aligned} must be below {physical} / {logical} = {ratio} "
+                           "(the 512-byte LBAs of one physical sector) on a 512e drive, and 0 "
+                           "otherwise")
+    return logical, physical, aligned
+
+
+def _smr(v: _Validator, raw: Any) -> SmrSpec:
+    """The ``[firmware.smr]`` table: drive-managed (media cache, bands) or host-managed (zones)."""
+    f = "firmware.smr"
+    v.keys(raw, _SMR, f)
+    kind = raw.get("kind")
+    if kind not in SMR_KINDS:
+        raise ProfileError(v.path, f"{f}.kind",
+                           f"{kind!r} is not a kind of shingled drive; use 'drive-managed' or "
+                           "'host-managed'")
+    if kind == "drive-managed":
+        for key in ("zone_mib", "conventional_zones"):
+            if key in raw:
+                raise ProfileError(v.path, f"{f}.{key}",
+                                   "belongs to a host-managed drive; a drive-managed one has "
+                                   "media_cache_mib, band_mib and idle_clean_ms")
+        cache = v.number(raw, "media_cache_mib", f, positive=True)
+        band = v.number(raw, "band_mib", f, positive=True)
+        if band > cache:
+            raise ProfileError(v.path, f"{f}.band_mib",
+                               f"{band} MiB exceeds media_cache_mib {cache}: the media cache "
+                               "must hold at least one band's worth of writes")
+        return SmrSpec(kind, media_cache_mib=cache, band_mib=band,
+                       idle_clean_ms=v.number(raw, "idle_clean_ms", f, minimum=0.0))
+    for key in ("media_cache_mib", "band_mib", "idle_clean_ms"):
+        if key in raw:
+            raise ProfileError(v.path, f"{f}.{key}",
+                               "belongs to a drive-managed drive; a host-managed one has "
+                               "zone_mib and conventional_zones")
+    zone = v.number(raw, "zone_mib", f, positive=True)
+    if (zone * 2048) != int(zone * 2048) or int(zone * 2048) % v.ratio:
+        raise ProfileError(v.path, f"{f}.zone_mib",
+                           f"{zone} MiB is not a whole number of physical sectors")
+    return SmrSpec(kind, zone_mib=zone,
+                   conventional_zones=v.integer(raw, "conventional_zones", f, minimum=0,
+                                                default=0))
 
 
 def _seek(v: _Validator, raw: dict[str, Any]) -> SeekSpec:
@@ -241,6 +318,7 @@ def _zones(v: _Validator, geo: dict, rev_ms: float, head_switch: float,
         for i in range(count):
             n = base + (1 if i < extra else 0)
             spt = round(outer - (outer - inner) * (i / (count - 1) if count > 1 else 0))
+            spt = max(v.ratio, spt // v.ratio * v.ratio)  # whole physical sectors per track
             raw.append({"first_cylinder": c0, "last_cylinder": c0 + n - 1,
                         "sectors_per_track": spt, "spares": spares})
             c0 += n
@@ -262,6 +340,10 @@ def _zones(v: _Validator, geo: dict, rev_ms: float, head_switch: float,
                                "cylinders between zones are allowed)")
         expect = last + 1
         spt = v.integer(z, "sectors_per_track", f, minimum=1)
+        if spt % v.ratio:
+            raise ProfileError(v.path, f"{f}.sectors_per_track",
+                               f"{spt} is not a whole number of {v.ratio * 512}-byte physical "
+                               f"sectors (a multiple of {v.ratio} 512-byte sectors)")
         ts = z.get("track_skew", derived_skew(head_switch, rev_ms, spt))
         cs = z.get("cylinder_skew", derived_skew(cyl_switch, rev_ms, spt))
         for name, val in (("track_skew", ts), ("cylinder_skew", cs)):
@@ -325,6 +407,7 @@ class _Validator:
     def __init__(self, path: str):
         self.path = path
         self.surfaces_hint = 1
+        self.ratio = 1  # 512-byte sectors per physical sector
 
     def keys(self, table: Any, allowed: set[str], where: str) -> None:
         if not isinstance(table, dict):
