@@ -39,6 +39,8 @@ MOVED = {
     "simcore.disksim_parse": "simcore.disksim.parse",
     "simcore.disksim_import": "simcore.disksim.importer",
     "simcore.traxtent_uses": "simcore.traxtents.uses",
+    "simcore.sectors": "simcore.disk.sectors",
+    "simcore.smr": "simcore.drive.smr",
 }
 
 
