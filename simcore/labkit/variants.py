@@ -51,6 +51,17 @@ def variant_rng(seed: int, stream: str = "") -> np.random.Generator:
     return np.random.default_rng([int(seed), extra])
 
 
+def mystery_token(seed: int) -> str:
+    """The variant's mystery disk (:mod:`simcore.serve.mystery`): 16 hex digits, one-way from it.
+
+    A public parameter of the variant like any other: the student serves the
+    drive with ``python -m simcore serve --mystery TOKEN``; the grader derives
+    the same token from the seed of the id and compares the measurement with
+    that drive's true parameters.
+    """
+    return f"{int(variant_rng(seed, 'mystery').integers(2**63)):016x}"
+
+
 def pick(seed: int, options: Sequence[T], stream: str = "") -> T:
     """One of ``options``, chosen by the variant."""
     if not options:
