@@ -78,6 +78,22 @@ def test_an_edited_report_is_refused(saved, change, reason):
     assert not ok and reason in why, why
 
 
+def test_a_report_of_another_drive_fails_even_when_its_rate_fits(saved):
+    """The served drive's socket carries the mystery token (fio_served(tag=...)), and fio's
+    report keeps the socket in its uri: a classmate's report names the classmate's drive."""
+    from simcore.labkit import variant_seed
+    from simcore.labkit.variants import mystery_token
+
+    run = judges.read_fio(saved["raw"])
+    mine = mystery_token(variant_seed("demo", "lab1"))
+    assert mine in run.options["uri"]
+    ok, why = judges.run(SPEC, run.read_mb_s, {"value": run.read_mb_s, "uri_has": mine}, [saved])
+    assert ok, why
+    ok, why = judges.run(SPEC, run.read_mb_s, {"value": run.read_mb_s,
+                                                "uri_has": "0123456789abcdef"}, [saved])
+    assert not ok and "not of the drive you were given" in why
+
+
 def test_missing_or_foreign_attachments_are_named(saved):
     ok, why = judges.run(SPEC, 17.0, 17.0, [])
     assert not ok and "no lab1-mystery measurement is attached" in why

@@ -35,18 +35,22 @@ def fio_command(sock: str, name: str, fio_args: list[str]) -> list[str]:
 
 
 def fio_served(kind: str, serve_args: list[str], fio_args: list[str],
-               timeout_s: float = 300) -> FioRun:
+               timeout_s: float = 300, tag: str = "") -> FioRun:
     """Serve a drive (``serve_args``, e.g. ``["--mystery", token]``), run one fio job, attach it.
 
-    Raises :class:`NotMeasured` when fio is missing or the run fails, with the
-    install line or fio's own message.
+    ``tag`` (a mystery disk's token, say) goes into the server's socket path, so
+    fio's report names the drive it measured (its ``uri``) and a judge can tell
+    one student's drive from another's. Raises :class:`NotMeasured` when fio is
+    missing or the run fails, with the install line or fio's own message.
     """
+    if tag and not tag.replace("-", "").isalnum():
+        raise ValueError(f"tag must be letters, digits and '-' (got {tag!r})")
     from ..serve.served import ServedDisk
 
     if shutil.which("fio") is None:
         raise NotMeasured("fio is not installed (apt-get install fio; Debian's fio has the nbd "
                           "engine)")
-    with tempfile.TemporaryDirectory(prefix="disklab-fio-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"disklab-fio-{tag + '-' if tag else ''}") as tmp:
         try:
             with ServedDisk(tmp, serve_args) as disk:
                 cmd = fio_command(disk.sock, kind, fio_args)
@@ -83,7 +87,7 @@ def recording_path(kind: str, token: str) -> Path:
 
 def record(kind: str, token: str, serve_args: list[str], fio_args: list[str]) -> Path:
     """Measure now and keep the attachment as the recording a notebook falls back to."""
-    fio_served(kind, serve_args, fio_args)
+    fio_served(kind, serve_args, fio_args, tag=token)
     path = recording_path(kind, token)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({

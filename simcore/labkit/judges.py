@@ -20,7 +20,11 @@ number by the tool output the student attached (:mod:`simcore.labkit.attach`):
 5. optionally, **the truth**: with a ``reference`` (the key's value for the
    student's variant: a mystery disk's true outer-zone rate, the model's
    prediction for the served drive), the measured value must lie within
-   ``reference_rel`` of it, the spread the measurement method allows.
+   ``reference_rel`` of it, the spread the measurement method allows. A
+   reference may also be a dict ``{"value": number, "uri_has": text}``: then
+   fio's ``uri`` (the served drive's socket) must name the student's own drive
+   (``emulated.fio_served(..., tag=token)`` puts the token there), so a
+   classmate's report fails even when the two drives happen to be alike.
 
 Each judge returns ``(ok, reason)``; the reason never contains an expected
 value. A check cell names its judge in its metadata::
@@ -232,6 +236,12 @@ def judge_fio(got: Any, reference: Any, attachments: list[dict[str, Any]],
         return False, "expected a number taken from your measurement"
     if not _close(float(got), measured, float(args.get("answer_rel", 0.01))):
         return False, "your answer does not follow from your attached measurement"
+    if isinstance(reference, dict):
+        mark = str(reference.get("uri_has", ""))
+        if mark and any(mark not in r.options.get("uri", "") for r in runs):
+            return False, ("your measurement is not of the drive you were given (the served "
+                           "drive's socket does not name it): measure your own with the lab's cell")
+        reference = reference.get("value")
     if reference is not None:
         if isinstance(reference, bool) or not isinstance(reference, int | float):
             raise TypeError(f"the key's reference is not a number ({type(reference).__name__})")

@@ -19,6 +19,18 @@ from pathlib import Path
 from . import answers
 
 
+def _same_drive(ra, rb, spec: dict) -> bool:
+    """Whether a measurement that passes under reference ``ra`` passes under ``rb`` too."""
+    if isinstance(ra, dict) and isinstance(rb, dict):
+        if ra.get("uri_has", "") != rb.get("uri_has", ""):
+            return False  # the report names the drive it measured
+        ra, rb = ra.get("value"), rb.get("value")
+    if ra is None or rb is None:
+        return True  # nothing ties the measurement to a variant
+    return answers.compare(rb, ra, answers.Rule(float(spec.get("reference_rel", 0.0)),
+                                                float(spec.get("reference_abs", 0.0))))[0]
+
+
 def shared_answers(key_path: str | Path, ids: Sequence[str], secret: bytes) -> dict:
     """Overlap statistics of the key's answers over ``ids`` (needs the instructor secret)."""
     from .grade import Key, reference_name
@@ -40,9 +52,7 @@ def shared_answers(key_path: str | Path, ids: Sequence[str], secret: bytes) -> d
             spec = key.spec[q].judge
             if spec:
                 ra, rb = exp[a].get(reference_name(q)), exp[b].get(reference_name(q))
-                ok = ra is None or answers.compare(rb, ra, answers.Rule(
-                    float(spec.get("reference_rel", 0.0)), float(spec.get("reference_abs", 0.0)))
-                )[0]
+                ok = _same_drive(ra, rb, spec)
             else:
                 ok, _ = answers.compare(exp[b][q], exp[a][q], key.rules[q])
             if ok:
