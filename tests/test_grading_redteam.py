@@ -186,7 +186,8 @@ for _ in range(600):
         q3 = my_v.mech.seek.seek_ms(abs(my_cyl - my_v.q3_from))
         """)}))
     # 10. Self-declared id: mallory hands in alice's numbers, claiming to be alice.
-    literal = {"answer-" + q: literal_answers({q: v}) for q, v in alice.items()}
+    literal = {"answer-" + q: literal_answers({q: v}) for q, v in alice.items()
+               if q[1:].isdigit()}
     save("mallory", _sub(stu, literal, meta_id="alice", declared="alice"))
     # 11. A loop that swallows KeyboardInterrupt (q2), then honest answers.
     solutions = {c.id: c.source for c in key_nb.cells if "answer" in c.metadata.get("tags", [])}
@@ -327,7 +328,9 @@ def test_a_loop_swallowing_keyboard_interrupt_costs_its_question(attacked):
     assert r.status in ("kernel-died", "graded")
     assert "q2" in " ".join(r.notes)
     # the rest of the notebook is run again without the loop: the other answers still count
-    assert all(r.scores[q] == key.max[q] for q in key.info.questions if q != "q2"), r.lines
+    # (q9 needs a measurement of the student's own mystery disk, which this one never made)
+    assert all(r.scores[q] == key.max[q] for q in key.info.questions
+               if q not in ("q2", "q9")), r.lines
     _unharmed(attacked[2])
 
 

@@ -48,7 +48,7 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from . import answers, sandbox
+from . import answers, attach, judges, sandbox
 from .check import variant_seed
 from .labformat import (
     NBVAL_MARKER,
@@ -96,6 +96,7 @@ class Result:
     seconds: float = 0.0
     late_minutes: float = 0.0
     sandbox_user: str = ""  # the unprivileged user its kernel ran as
+    attachments: list[dict] = field(default_factory=list)  # measurements saved in the file
     log: str = ""
     merged: NotebookNode | None = None
 
@@ -158,6 +159,8 @@ class Key:
                 by_cell: dict[int, list[tuple[str, str]]] = {}
                 for q, s in self.spec.items():
                     by_cell.setdefault(s.code_index, []).append((q, self.export_of(q)))
+                    if s.reference:  # what a measurement judge compares with (key side only)
+                        by_cell[s.code_index].append((reference_name(q), s.reference))
                 self._expected[sid] = self._pool.submit(
                     _expected_worker, str(self.path), student_id, self.seed(student_id),
                     by_cell).result()
@@ -167,6 +170,11 @@ class Key:
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
+
+
+def reference_name(question: str) -> str:
+    """Where the key's reference value of a judged question is kept among the expected values."""
+    return f"{question}#reference"
 
 
 @functools.lru_cache(maxsize=4)
@@ -328,6 +336,14 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
     params = next(c for c in merged.cells if "parameters" in tags(c))
     params.source = set_seed(set_parameter(params.source, "STUDENT_ID", student_id),
                              key.seed(student_id))
+    # The measurements saved in the submission, put back where the (skipped) measuring cells
+    # would have made them, so answers computed from them give the student's numbers.
+    saved = attach.from_notebook(sub)
+    if saved:
+        restore = nbformat.v4.new_code_cell(attach.restore_source(saved))
+        restore.id = "disklab-restore-measurements"
+        restore.metadata["tags"] = [EXPORT_TAG + "-restore"]
+        merged.cells.insert(merged.cells.index(params) + 1, restore)
 
     # One export cell right after the check cell of each question (a hidden check cell is not
     # in the student version: then after the nearest cell before it that is).
@@ -491,6 +507,7 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
                  for c in sub.cells):
         res.status = "empty"
     merged, notes, flagged = splice(key, sub, sid)
+    res.attachments = attach.from_notebook(sub)
     res.notes.extend(notes)
     res.flagged.extend(flagged)
     if opts.keep_merged:
@@ -656,16 +673,27 @@ def _score(key: Key, res: Result, merged: NotebookNode, cells: dict[int, CellRun
         else:
             got = answers.parse(run.stdout, q)
         res.received[q] = {"present": got.present, "value": got.value, "problem": got.problem}
-        ok, line = judge(key, q, got, expected)
+        ok, line = judge(key, q, got, expected, res.attachments)
         if ok:
             res.scores[q] = pts
         res.lines.setdefault(q, []).append(f"{line} [{_fmt(pts if ok else 0.0)}/{_fmt(pts)}]")
 
 
-def judge(key: Key, q: str, got: answers.Received, expected: dict) -> tuple[bool, str]:
-    """Compare one received answer with the key's; the line for the feedback (no values)."""
+def judge(key: Key, q: str, got: answers.Received, expected: dict,
+          attachments: Sequence[dict] = ()) -> tuple[bool, str]:
+    """Compare one received answer with the key's; the line for the feedback (no values).
+
+    A question with a measurement judge is judged by the student's attached
+    measurement and the key's reference for the variant
+    (:mod:`simcore.labkit.judges`) instead of the key's own answer.
+    """
     if not got.present:
         return False, f"{q} … {_scrub(got.problem)}"
+    spec = key.spec[q]
+    if spec.judge:
+        ok, why = judges.run(spec.judge, got.value, expected.get(reference_name(q)),
+                             list(attachments))
+        return (True, f"{q} ✔ correct") if ok else (False, f"{q} ✘ {_scrub(why)}")
     ok, why = answers.compare(expected[q], got.value, key.rules[q])
     return (True, f"{q} ✔ correct") if ok else (False, f"{q} ✘ {why}")
 

@@ -81,7 +81,7 @@ def cell_label(nb_path: str | Path | None, index: int, cell: NotebookNode) -> st
     return f"{where}cell {index + 1}" + (f" (id {cid})" if cid else "")
 
 
-GRADING_KEYS = ("rel", "abs", "one_of", "export")
+GRADING_KEYS = ("rel", "abs", "one_of", "export", "judge", "reference")
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,8 @@ class Question:
     hidden: bool = False
     rule: dict = field(default_factory=dict)  # rel, abs, one_of: how the grader compares
     export: str = ""  # what the sandbox hands out for the question (default: its name)
+    judge: dict = field(default_factory=dict)  # a measurement judge (simcore.labkit.judges)
+    reference: str = ""  # the key-side expression a judge compares the measurement with
 
 
 @dataclass
@@ -372,8 +374,27 @@ def inspect_lab(nb: NotebookNode, path: str | Path = "<lab>", *,
                     problems.append(f"{where}: export of {q} is not a Python expression "
                                     f"({exc.msg})")
                     continue
+            judge, reference = meta.get("judge") or {}, meta.get("reference", "")
+            if judge:
+                from .judges import validate
+
+                try:
+                    validate(judge, f"{where}: {q}")
+                except ValueError as exc:
+                    problems.append(str(exc))
+                    continue
+            if reference:
+                try:
+                    compile(reference, where, "eval")
+                except SyntaxError as exc:
+                    problems.append(f"{where}: reference of {q} is not a Python expression "
+                                    f"({exc.msg})")
+                    continue
+                if not judge:
+                    problems.append(f"{where}: reference of {q} needs a judge")
+                    continue
             info.checks.append(Question(q, float(pts), cid or "", code_index, is_hidden(cell),
-                                        rule, export))
+                                        rule, export, judge, reference))
     if not info.checks:
         problems.append(f"{path}: has no check cells (tag `check`)")
     if problems:
