@@ -80,7 +80,7 @@ def measured(kind: str) -> FioRun | None:
 
 def recording_path(kind: str, token: str) -> Path:
     """Where a recorded measurement of ``kind`` on the served drive ``token`` is kept."""
-    from ..profiles import data_dir
+    from ..disk.profiles import data_dir
 
     return data_dir() / "measurements" / "served" / "attached" / f"{kind}.{token}.json"
 
