@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from ...errors import AlignmentError
+from ..errors import AlignmentError
 from .profile import DiskProfile
 
 FormatName = Literal["512n", "512e", "4Kn"]

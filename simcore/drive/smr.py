@@ -47,10 +47,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ...disk.access import Access, HeadState, Mechanism
-from ...disk.profile import SmrSpec
-from ...errors import RequestError, ZoneError
-from ...records import WRITE, Request
+from ..disk.access import Access, HeadState, Mechanism
+from ..disk.profile import SmrSpec
+from ..errors import RequestError, ZoneError
+from ..records import WRITE, Request
 
 RESET = "Z"  # a request op: reset the write pointer of the zone that starts at its LBA
 MIB = 2048  # 512-byte sectors per MiB
@@ -59,7 +59,7 @@ MIB = 2048  # 512-byte sectors per MiB
 def _mechanism(disk: Any) -> Mechanism:
     if isinstance(disk, Mechanism):
         return disk
-    from ...disk.profiles import load_disk
+    from ..disk.profiles import load_disk
 
     prof = load_disk(disk) if isinstance(disk, str) else disk
     return Mechanism(prof)
