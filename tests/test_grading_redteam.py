@@ -317,8 +317,14 @@ def test_a_self_declared_id_is_flagged_and_graded_as_the_file_says(attacked):
     r = attacked[1]["mallory"]
     assert r.student_id == "mallory" and r.id_source == "file name"
     assert any("alice" in f for f in r.flagged), r.flagged
-    # alice's numbers do not fit mallory's variant (q5, a word, may coincide)
-    assert sum(r.scores[q] for q in ("q1", "q2", "q3", "q4", "q7")) == 0, r.lines
+    # alice's numbers do not fit mallory's variant: every answer that differs between the two
+    # variants scores nothing (one that coincides, e.g. q1 when both drew the same disk, may)
+    key_nb = nbformat.read(str(KEY), as_version=4)
+    a = answer_sheet(key_nb, "alice", KEY, secret=SECRET)
+    m = answer_sheet(key_nb, "mallory", KEY, secret=SECRET)
+    differ = [q for q in ("q1", "q2", "q3", "q4", "q7") if a[q] != m[q]]
+    assert len(differ) >= 3, (a, m)
+    assert sum(r.scores[q] for q in differ) == 0, r.lines
     _unharmed(attacked[2])
 
 
