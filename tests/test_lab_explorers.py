@@ -92,3 +92,15 @@ def test_lab4_mean_response_read_off_the_zone_explorer():
     ex.fraction.value = v.ex_room
     read = number(ex.table.value, r"mean response <b>([0-9.]+) ms")
     assert_graded_right(read, got["q10"], rule)
+
+
+def test_lab5_aligned_head_time_read_off_the_efficiency_explorer():
+    from simcore.widgets.traxtents import efficiency_explorer
+
+    got, rule = key_run("lab5_traxtents", ["V"], "q11")
+    v = got["V"]
+    ex = efficiency_explorer(v.disk)
+    ex.mode.value = v.q11_mode
+    ex.size.value = v.q11_sectors  # the slider's option labelled with the size in KB
+    read = number(ex.info.value, r"head time <b>([0-9.]+) ms</b> aligned")
+    assert_graded_right(read, got["q11"], rule)
