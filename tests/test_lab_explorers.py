@@ -104,3 +104,18 @@ def test_lab5_aligned_head_time_read_off_the_efficiency_explorer():
     ex.size.value = v.q11_sectors  # the slider's option labelled with the size in KB
     read = number(ex.info.value, r"head time <b>([0-9.]+) ms</b> aligned")
     assert_graded_right(read, got["q11"], rule)
+
+
+def test_lab6_throughput_read_off_the_dispatch_explorer():
+    from simcore.widgets.multistream import dispatch_explorer
+
+    got, rule = key_run("lab6_multistream", ["V"], "q9")
+    v = got["V"]
+    ex = dispatch_explorer()
+    ex.scheme.value = "dispatch set"
+    ex.streams.value = v.ex_streams
+    ex.r.value = v.ex_r_kib
+    ex.m.value = v.ex_m_mib
+    ex.n.value = 1
+    read = number(ex.info.value, r"<b>([0-9.]+) MB/s</b> for all")
+    assert_graded_right(read, got["q9"], rule)
