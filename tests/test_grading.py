@@ -152,7 +152,7 @@ def test_lab1_has_enough_auto_graded_questions(batch):
     key = batch[0]
     graded = [q for q, pts in key.max.items() if pts > 0]
     assert len(graded) >= 5
-    assert full(key) == 14
+    assert full(key) == 15  # q10 (issue 17: read off the positioning explorer) added 1
 
 
 def test_the_key_graded_against_itself_gets_full_marks(batch):
@@ -259,13 +259,13 @@ def test_grades_csv_gradebooks_summary_and_feedback(batch):
     assert {r["sandbox"] for r in rows} <= {"all layers"} or all(
         r["sandbox"].startswith("missing: ") for r in rows)
     self_row = next(r for r in rows if r["student"] == "keyself")
-    assert self_row["total"] == self_row["max"] == "14"
+    assert self_row["total"] == self_row["max"] == "15"
     assert next(r for r in rows if r["student"] == "alice")["q3"] == "0"
     with open(report / "grades_canvas.csv", encoding="utf-8", newline="") as fh:
         canvas = list(csv.reader(fh))
     assert canvas[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-    assert canvas[1][0].strip() == "Points Possible" and canvas[1][5] == "14"
-    assert ["alice", "", "alice", "alice", "", "12"] in canvas
+    assert canvas[1][0].strip() == "Points Possible" and canvas[1][5] == "15"
+    assert ["alice", "", "alice", "alice", "", "13"] in canvas  # 15, less q3 (2)
     moodle = read_csv(report / "grades_moodle.csv")
     assert next(iter(moodle[0])) == "ID number" and len(moodle) == len(results)
     summary = (report / "grades_summary.md").read_text(encoding="utf-8")

@@ -58,6 +58,7 @@ from .labformat import (
     disklab_meta,
     inspect_lab,
     is_answer,
+    is_explorer,
     nbval_markers,
     read_notebook,
     set_parameter,
@@ -222,6 +223,10 @@ def _neutralize(source: str) -> str:
     return NBVAL_MARKER.sub(r"\1# (an nbval marker was removed here by the grader)", source)
 
 
+EXPLORER_NOT_RUN = ("# A live explorer opened here in the lab; the grader does not run it (answers "
+                    "read off\n# an explorer are typed into their answer cells as numbers).")
+
+
 def export_cell(question: str, expression: str) -> NotebookNode:
     """The cell that hands one answer out of the sandbox as strict JSON."""
     src = ("import simcore.labkit.answers as _disklab_answers\n"
@@ -239,8 +244,9 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
 
     Built from the student version: the student's answer cells replace the
     placeholders, the parameters cell gets the student's id and seed, every
-    question gets its export cell, and nbval markers are disarmed except the
-    lab's own ``NBVAL_SKIP`` on hardware cells.
+    question gets its export cell, nbval markers are disarmed except the
+    lab's own ``NBVAL_SKIP`` on hardware cells, and live explorers (tag
+    ``explorer``) are left out, so no answer can depend on a widget's state.
     """
     notes: list[str] = []
     flagged: list[str] = []
@@ -256,6 +262,10 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
     chosen_positions: list[int] = []
     for cell in merged.cells:
         if cell.cell_type != "code":
+            continue
+        if is_explorer(cell):  # never run: no answer may depend on a widget's state
+            cell.source = EXPLORER_NOT_RUN
+            cell.outputs = []
             continue
         if not is_answer(cell):
             if "hardware" not in tags(cell):
@@ -300,9 +310,10 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
                              if not ln.strip().startswith("SEED")).strip()
         return source.strip()
 
-    edited = [c.get("id") for c in sub.cells
+    explorers = {c.get("id") for c in key.student.cells if is_explorer(c)}
+    edited = [c.get("id") for c in sub.cells  # (an explorer may be opened on any disk)
               if c.get("cell_type") == "code" and c.get("id") in stu_ids
-              and c.get("id") not in answer_ids
+              and c.get("id") not in answer_ids and c.get("id") not in explorers
               and normalized(c.get("id"), c.get("source", "")) != normalized(
                   c.get("id"), placeholders[c.get("id")])]
     if edited:

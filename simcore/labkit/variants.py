@@ -141,8 +141,8 @@ def run_key(key: NotebookNode, student_id: str, seed: int, path: str | Path = "<
     """Run a key for one student in this process; return the answers it computes.
 
     Runs the key's code cells (personalized for ``student_id`` and ``seed``),
-    except cells marked ``NBVAL_SKIP`` or tagged ``hardware``, check cells and
-    plots (``NBVAL_IGNORE_OUTPUT``). With ``exports`` (code-cell index ->
+    except cells marked ``NBVAL_SKIP`` or tagged ``hardware``, check cells,
+    plots (``NBVAL_IGNORE_OUTPUT``) and live explorers (tag ``explorer``). With ``exports`` (code-cell index ->
     ``[(question, expression)]``), each expression is evaluated when the run
     reaches that cell and the values are returned by question; without, the
     names the answer cells assign. The key is trusted code: never call this on
@@ -165,7 +165,7 @@ def run_key(key: NotebookNode, student_id: str, seed: int, path: str | Path = "<
                 out[q] = eval(compile(expr, f"<{path} export of {q}>", "eval"), ns)
         marks = nbval_markers(cell.source)
         if ("NBVAL_SKIP" in marks or "hardware" in tags(cell) or "check" in tags(cell)
-                or "NBVAL_IGNORE_OUTPUT" in marks):
+                or "explorer" in tags(cell) or "NBVAL_IGNORE_OUTPUT" in marks):
             continue
         if is_answer(cell):
             wanted.extend(n for n in solution_names(cell.source) if n not in wanted)
