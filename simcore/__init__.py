@@ -5,14 +5,10 @@ The verbs: :func:`load_disk`, a workload maker (:func:`random_open`,
 flat records (:class:`Completed`) in a :class:`RunResult`.
 """
 
-from .access import Access, HeadState, Mechanism
-from .cache import FLUSH, CacheConfig, SegmentCache
-from .drive import Drive, HeadView
-from .engine import replay_validation, run, sweep
-from .errors import DisklabError, ProfileError, RequestError, TraceError
-from .interface import Port, mode
-from .layout import SECTOR_BYTES, Layout, PhysicalAddress, TrackPiece
-from .mechanics import (
+from . import _moved  # first: old module names (simcore.cache, ...) keep importing
+from .disk.access import Access, HeadState, Mechanism
+from .disk.layout import SECTOR_BYTES, Layout, PhysicalAddress, TrackPiece
+from .disk.mechanics import (
     FourPhaseSeek,
     LinearSeek,
     SeekCurve,
@@ -22,9 +18,14 @@ from .mechanics import (
     mean_rotational_latency_ms,
     rotational_latency_ms,
 )
+from .disk.profile import DiskProfile, SeekSpec, Zone
+from .disk.profiles import list_disks, load_disk
+from .drive.cache import FLUSH, CacheConfig, SegmentCache
+from .drive.drive import Drive, HeadView
+from .drive.interface import Port, mode
+from .engine import replay_validation, run, sweep
+from .errors import DisklabError, ProfileError, RequestError, TraceError
 from .metrics import cdf, demerit
-from .profile import DiskProfile, SeekSpec, Zone
-from .profiles import list_disks, load_disk
 from .records import READ, WRITE, Completed, Request
 from .results import RunResult
 from .stack import Stack, stack
@@ -94,3 +95,12 @@ __all__ = [
     "stack",
     "sweep",
 ]
+
+
+def __getattr__(name: str):
+    """``simcore.cache``, ``simcore.host_io``, ... as attributes: the moved modules, lazily."""
+    if f"simcore.{name}" in _moved.MOVED:
+        import importlib
+
+        return importlib.import_module(f"simcore.{name}")
+    raise AttributeError(f"module 'simcore' has no attribute {name!r}")

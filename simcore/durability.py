@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .cache import FLUSH, CacheConfig
+from .drive.cache import FLUSH, CacheConfig
 from .engine import run
 from .metrics import percentiles
 from .records import WRITE, Request

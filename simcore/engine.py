@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 import simpy
 
-from .access import Mechanism
-from .drive import Drive
+from .disk.access import Mechanism
+from .disk.profile import DiskProfile
+from .disk.profiles import load_disk
+from .drive.drive import Drive
 from .errors import TraceError
 from .metrics import demerit
-from .profile import DiskProfile
-from .profiles import load_disk
 from .records import Completed, Request
 from .results import RunResult
 from .stack import Shared, Stack, build, build_system

@@ -26,3 +26,12 @@ class TraceError(DisklabError):
 
 class RequestError(DisklabError):
     """A request lies outside the disk or has a nonsensical size."""
+
+
+class AlignmentError(RequestError):
+    """A request a 4Kn drive refuses: it does not cover whole 4096-byte logical blocks."""
+
+
+class ZoneError(RequestError):
+    """A request a host-managed zoned drive refuses (a write off the write pointer, across a
+    zone boundary, or a reset of a conventional zone)."""

@@ -49,16 +49,16 @@ from typing import Any
 
 import numpy as np
 
-from .access import Mechanism
-from .cache import CacheConfig
-from .controller_cache import ControllerCache, ControllerCacheConfig
-from .dispatch import DispatchConfig, DispatchHost
+from .disk.access import Mechanism
+from .disk.profiles import load_disk
+from .drive.cache import CacheConfig
 from .engine import run
-from .host import BlockLayer
-from .host_readahead import ReadaheadConfig, ReadaheadHost
-from .profiles import load_disk
+from .host.controller_cache import ControllerCache, ControllerCacheConfig
+from .host.dispatch import DispatchConfig, DispatchHost
+from .host.host import BlockLayer
+from .host.readahead import ReadaheadConfig, ReadaheadHost
+from .host.stream_port import BlockPort, DrivePort
 from .stack import Stack
-from .stream_port import BlockPort, DrivePort
 from .workloads import Processes
 
 __all__ = [
@@ -174,7 +174,7 @@ class StreamRun:
 def link_port(mech: Mechanism):
     """The drive's own point-to-point link (Serial ATA at the profile's rate, 150 MB/s for the
     WD800JD): held per command, so data leaves the buffer as the media fills it."""
-    from .interface import Port
+    from .drive.interface import Port
 
     return Port.ideal(mech.profile.interface_mb_s).with_(hold="command")
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .engine import run
-from .host import BlockLayer
+from .host.host import BlockLayer
 from .metrics import percentiles
 from .records import READ, Request
 from .sched import AgedSPTF

@@ -22,10 +22,10 @@ from typing import Any
 
 import simpy
 
-from .access import Mechanism
-from .drive import Drive
-from .profile import DiskProfile
-from .profiles import load_disk
+from .disk.access import Mechanism
+from .disk.profile import DiskProfile
+from .disk.profiles import load_disk
+from .drive.drive import Drive
 from .records import Completed
 
 Layer = Callable[[simpy.Environment, Any], Any]
@@ -143,14 +143,14 @@ class Shared:
     @property
     def cpu(self) -> Any:
         if self._cpu is None:
-            from .cpu import Cpu
+            from .drive.cpu import Cpu
 
             self._cpu = Cpu(self.env, trace=self.cpu_trace)
         return self._cpu
 
     def channel(self, name: str) -> Any:
         if name not in self.channels:
-            from .channel import Channel
+            from .drive.channel import Channel
 
             self.channels[name] = Channel(self.env, name, trace=self.bus_trace)
         return self.channels[name]
@@ -207,7 +207,7 @@ def build(env: simpy.Environment, stk: Stack, shared: Shared | None = None) -> B
 
     mech = stk.mechanism
     if stk.array:
-        from .array import build_array
+        from .host.array import build_array
 
         spec = dict(stk.array)
         device = build_array(env, mech, spec.pop("drives"), level=spec.pop("level", 0),
@@ -229,17 +229,30 @@ def build(env: simpy.Environment, stk: Stack, shared: Shared | None = None) -> B
 
 def _drive(env: simpy.Environment, stk: Stack, mech: Mechanism, notify,
            shared: Shared) -> Drive:
+    prof = mech.profile
+    if prof.smr is not None and stk.firmware and stk.service is None:
+        # a shingled drive's firmware is its translation layer (drive-managed) or its zone
+        # rules (host-managed): simcore.smr, served on the fast path
+        if stk.cache not in (None, False) or stk.interface is not None or stk.channel \
+                is not None or stk.cpu is not None:
+            raise ValueError(f"{prof.id} is a shingled drive: its translation layer runs "
+                             "without the segmented-cache and bus models (give no cache=, "
+                             "interface=, channel= or cpu=), or give firmware=False for the "
+                             "bare mechanism")
+        from .drive.smr import translation_for
+
+        return Drive(env, mech, stk.scheduler, on_complete=notify,
+                     service=translation_for(mech), name=stk.name)
     if fast_path(stk):
         return Drive(env, mech, stk.scheduler, on_complete=notify, service=stk.service,
                      name=stk.name, events=stk.events)
     if stk.service is not None:
         raise ValueError("a service function replaces the drive's firmware: give "
                          "firmware=False (or cache=False) with service=")
-    prof = mech.profile
     cache = _cache_of(stk, prof)
     iface = _interface_of(stk, prof)
     if iface == "profile":  # the profile's own link, with a speed-matching buffer
-        from .interface import Port
+        from .drive.interface import Port
 
         iface = Port.ideal(prof.interface_mb_s)
     channel = shared.channel(stk.channel) if isinstance(stk.channel, str) else stk.channel

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from .drive.firmware_events import SEAGATE_RECOVERED_PER_BIT, FirmwareEvents
 from .engine import run
-from .firmware_events import SEAGATE_RECOVERED_PER_BIT, FirmwareEvents
 from .metrics import percentiles
 from .stack import Stack, as_mechanism
 from .workloads import random_closed, random_open

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 import simpy
 
-from simcore.array import build_array
-from simcore.host import BlockLayer
+from simcore.host.array import build_array
+from simcore.host.host import BlockLayer
 from simcore.records import READ, WRITE, Request
 
 

@@ -15,9 +15,9 @@ from helpers_disks import small_disk
 
 import simcore
 from simcore import HeadState, Mechanism, load_disk
-from simcore.cache import FLUSH, CacheConfig, SegmentCache, respect_arrivals
-from simcore.drive import Drive
-from simcore.interface import FREE, Port
+from simcore.drive.cache import FLUSH, CacheConfig, SegmentCache, respect_arrivals
+from simcore.drive.drive import Drive
+from simcore.drive.interface import FREE, Port
 from simcore.workloads import ClosedWorkload
 
 

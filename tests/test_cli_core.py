@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from simcore.profiles import list_disks
+from simcore.disk.profiles import list_disks
 from simcore.records import CSV_COLUMNS
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from simcore import TraceError
-from simcore.traces import read_trace, write_trace
-from simcore.traces.disksim import read_ascii, read_validation
+from simcore.workloads.traces import read_trace, write_trace
+from simcore.workloads.traces.disksim import read_ascii, read_validation
 
 
 def _write(tmp_path, name, text):

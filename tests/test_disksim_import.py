@@ -17,7 +17,8 @@ import pytest
 
 from simcore import Layout, Mechanism, ProfileError, load_disk
 from simcore.__main__ import main as cli_main
-from simcore.disksim_import import (
+from simcore.disk.mechanics import spec_sheet_average
+from simcore.disksim.importer import (
     hpl_times,
     import_disksim,
     lee_times,
@@ -25,8 +26,7 @@ from simcore.disksim_import import (
     sampled_table,
     write_profile,
 )
-from simcore.disksim_parse import Block, parse_text
-from simcore.mechanics import spec_sheet_average
+from simcore.disksim.parse import Block, parse_text
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "disksim"
 

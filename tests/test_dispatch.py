@@ -13,7 +13,7 @@ import pytest
 import simpy
 from helpers_multistream import REQ, FixedPort, run_clients
 
-from simcore.dispatch import Classifier, DispatchConfig, DispatchHost
+from simcore.host.dispatch import Classifier, DispatchConfig, DispatchHost
 
 MIB_KIB = 1024
 

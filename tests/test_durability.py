@@ -11,8 +11,8 @@ import pytest
 
 import simcore
 from simcore import durability
-from simcore.cache import FLUSH, CacheConfig
-from simcore.host import BlockLayer
+from simcore.drive.cache import FLUSH, CacheConfig
+from simcore.host.host import BlockLayer
 from simcore.records import Request
 from simcore.stack import Stack
 from simcore.workloads import OpenWorkload, Processes
@@ -39,7 +39,7 @@ def test_flush_after_n_buffered_writes_costs_their_media_service():
     # the FLUSH ends when the last of them is on the platter: the write-through finish
     assert by_id[n].finish_ms == pytest.approx(max(r.finish_ms for r in wt.records), abs=1e-9)
     # and that is (after the first command's setup) the sum of their media services by hand
-    head = simcore.access.HeadState(PROF.initial_cylinder, 0)
+    head = simcore.disk.access.HeadState(PROF.initial_cylinder, 0)
     t = PROF.overheads.write(False)
     for r in writes:
         acc = MECH.access(r.lba, r.sectors, True, t, head)

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import simcore
 from simcore import HeadState, Mechanism, load_disk
-from simcore.mechanics import TIME_RESOLUTION_MS, exact_ms
+from simcore.disk.mechanics import TIME_RESOLUTION_MS, exact_ms
 from simcore.records import READ, Request
 from simcore.sched import GSTF, WSTF, AgedSPTF, TaggedSPTF, sptf
 

@@ -13,9 +13,9 @@ import json
 
 import pytest
 
+from simcore.disk.layout import Layout
+from simcore.disk.profiles import load_disk
 from simcore.experiments import multistream as exp
-from simcore.layout import Layout
-from simcore.profiles import load_disk
 
 
 @pytest.fixture(scope="module", params=["quick", "full"])

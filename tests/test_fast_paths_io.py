@@ -8,8 +8,8 @@ import io
 from simcore import run
 from simcore.records import CSV_COLUMNS, Completed
 from simcore.results import _fmt
-from simcore.traces.disksim import _careful_ascii, read_ascii
 from simcore.workloads import random_open
+from simcore.workloads.traces.disksim import _careful_ascii, read_ascii
 
 
 def test_csv_matches_a_row_by_row_writer():

@@ -20,7 +20,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import require_tool
 
+from simcore.labkit import attach, emulated
 from simcore.labkit.demo import template_lab, write_demo_submissions
 from simcore.labkit.grade import Key, Options, grade
 from simcore.labkit.report import regrade, write_report
@@ -34,6 +36,17 @@ SECRET = b"test-secret-" + b"1" * 32
 CELL_TIMEOUT = 20.0
 
 
+def measure_mystery(key: Key, student_id: str) -> dict:
+    """What a student's q9 measuring cell attaches: fio on the student's own mystery disk."""
+    from simcore.labkit.variants import mystery_token
+
+    token = mystery_token(key.seed(student_id))
+    emulated.fio_served("lab1-mystery", ["--mystery", token],
+                        ["--rw=read", "--bs=128k", "--iodepth=4", "--offset=0", "--size=256m",
+                         "--runtime=2", "--time_based"], tag=token)
+    return attach.latest("lab1-mystery")
+
+
 def _with_answers(student, answers: dict[str, str]):
     nb = nbformat.from_dict(nbformat.reads(nbformat.writes(student), as_version=4))
     for cell in nb.cells:
@@ -44,7 +57,12 @@ def _with_answers(student, answers: dict[str, str]):
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
-    """Lab 1's key and a dozen submissions, graded in one parallel run."""
+    """Lab 1's key and a dozen submissions, graded in one parallel run.
+
+    Only the key's copy and Alice carry a measurement of their own mystery disk (q9: fio on
+    the served drive, two seconds each); every other submission loses q9 for want of one.
+    """
+    require_tool("fio")
     key_nb = nbformat.read(str(LAB1), as_version=4)
     key = Key(LAB1, SECRET)
     stu = student_version(key_nb, LAB1)
@@ -54,14 +72,16 @@ def batch(tmp_path_factory):
     def save(name, nb):
         nbformat.write(nb, str(d / f"{name}.ipynb"))
 
-    shutil.copy(LAB1, d / "keyself.ipynb")
+    keyself = nbformat.read(str(LAB1), as_version=4)
+    attach.put(keyself, "mystery-measure", measure_mystery(key, "keyself"))
+    save("keyself", keyself)
     save("blank", stu)
 
     # Three ways to fail at once, each costing only its own question: a hang (q2), a crash
-    # (q6) and an answer that kills the kernel (q8, the last question).
+    # (q6) and an answer that kills the kernel (q9, the last question).
     save("unruly", _with_answers(stu, {**solutions, "answer-q2": "while True:\n    pass",
                                        "answer-q6": 'raise RuntimeError("boom")',
-                                       "answer-q8": "import os\nos._exit(1)"}))
+                                       "answer-q9": "import os\nos._exit(1)"}))
 
     # An answer that ends the kernel in the middle (q3): the rest is run again without it.
     save("crasher", _with_answers(stu, {**solutions, "answer-q3": "import os\nos._exit(3)"}))
@@ -86,13 +106,19 @@ def batch(tmp_path_factory):
     fake.execution_count = 5
     save("messy", messy)
 
-    # Alice types in her numbers, one of them (q3) wrong; Bob hands in a copy of Alice's.
+    # Alice types in her numbers, one of them (q3) wrong, and measures her mystery disk (q9,
+    # her answer computed from her measurement); Bob hands in a copy of Alice's notebook,
+    # measurement and all.
     alice = answer_sheet(key_nb, "alice", LAB1, secret=SECRET)
     bob = answer_sheet(key_nb, "bob", LAB1, secret=SECRET)
-    literal = {"answer-" + q: literal_answers({q: v}) for q, v in alice.items()}
+    literal = {"answer-" + q: literal_answers({q: v}) for q, v in alice.items()
+               if q in key.info.questions and q != "q9"}
     literal["answer-q3"] = "q3 = 1e6"
-    save("alice", _with_answers(stu, literal))
-    save("bob", _with_answers(stu, literal))
+    literal["answer-q9"] = "q9 = MYSTERY_RUN.read_mb_s"
+    alice_nb = _with_answers(stu, literal)
+    attach.put(alice_nb, "mystery-measure", measure_mystery(key, "alice"))
+    save("alice", alice_nb)
+    save("bob", alice_nb)
 
     (d / "not_json.ipynb").write_text('{"cells": [')
     (d / "not_notebook.ipynb").write_text('{"hello": "world"}')
@@ -126,7 +152,7 @@ def test_lab1_has_enough_auto_graded_questions(batch):
     key = batch[0]
     graded = [q for q, pts in key.max.items() if pts > 0]
     assert len(graded) >= 5
-    assert full(key) == 11
+    assert full(key) == 15  # q10 (issue 17: read off the positioning explorer) added 1
 
 
 def test_the_key_graded_against_itself_gets_full_marks(batch):
@@ -138,6 +164,7 @@ def test_the_key_graded_against_itself_gets_full_marks(batch):
 def test_a_blank_student_version_gets_zero_and_runs_cleanly(batch):
     r = batch[1]["blank"]
     assert r.status == "graded"
+    assert "no lab1-mystery measurement is attached" not in r.lines["q9"][0]  # not answered
     assert all(v == 0 for v in r.scores.values()) and r.total == 0
     assert all("not answered yet" in line for q in ("q1", "q3", "q8") for line in r.lines[q])
     assert r.received["q1"] == {"present": False, "value": None,
@@ -157,31 +184,34 @@ def test_a_stored_fake_tick_is_caught(batch):
     key, r = batch[0], batch[1]["messy"]
     assert lost(key, r)["q1"] == 1.0
     assert "q1 ✘" in r.lines["q1"][0]
+    # its q9 comes from a measuring cell it never ran: not answered, nothing to judge
+    assert "q9 …" in r.lines["q9"][0]
     assert any("not answer cells" in n for n in r.notes)
 
 
 def test_hanging_crashing_and_kernel_killing_answers_cost_only_their_questions(batch):
     key, r = batch[0], batch[1]["unruly"]
-    assert lost(key, r) == {"q2": 1.0, "q6": 1.0, "q8": 1.0}
+    assert lost(key, r) == {"q2": 1.0, "q6": 1.0, "q9": 2.0}
     assert r.status == "kernel-died"
     notes = " ".join(r.notes)
     assert f"q2 did not run cleanly: it ran longer than {CELL_TIMEOUT:g} s" in notes
     assert "q6 did not run cleanly: it raised RuntimeError: boom" in notes
-    assert "q8 did not run cleanly: the Python kernel died" in notes
-    assert "kernel" in r.lines["q8"][0] and "[0/1]" in r.lines["q8"][0]
+    assert "q9 did not run cleanly: the Python kernel died" in notes
+    assert "kernel" in r.lines["q9"][0] and "[0/2]" in r.lines["q9"][0]
 
 
 def test_an_answer_that_kills_the_kernel_costs_only_its_own_question(batch):
     key, r = batch[0], batch[1]["crasher"]
-    assert lost(key, r) == {"q3": 2.0}, r.lines
+    assert lost(key, r) == {"q3": 2.0, "q9": 2.0}, r.lines  # q9: no measurement attached
     assert r.status == "kernel-died"
     assert "ran the rest of your notebook again without it" in " ".join(r.notes)
 
 
 def test_deleted_reordered_duplicated_and_added_cells(batch):
     key, r = batch[0], batch[1]["messy"]
-    # q6 was deleted and q1 is wrong; the moved q2 and the last copy of q3 count.
-    assert lost(key, r) == {"q1": 1.0, "q6": 1.0}
+    # q6 was deleted and q1 is wrong; the moved q2 and the last copy of q3 count (q9: no
+    # measurement).
+    assert lost(key, r) == {"q1": 1.0, "q6": 1.0, "q9": 2.0}
     notes = " ".join(r.notes)
     for expected in ("q6 is missing", "q3 appears 2 times", "not in the lab's order",
                      "you added were not run", "not answer cells"):
@@ -198,8 +228,11 @@ def test_copied_numbers_fail_under_another_students_variant(batch):
             return a == b
         return abs(a - b) <= 0.01 * abs(b)
 
-    differs = {q for q in key.info.questions if not same(alice[q], bob[q])} | {"q3"}
+    # q9: Alice's measurement is of Alice's mystery disk, which is not Bob's
+    differs = {q for q in key.info.questions
+               if q != "q9" and not same(alice[q], bob[q])} | {"q3", "q9"}
     assert len(differs) >= 5  # the two variants really differ
+    assert "not of the drive you were given" in results["bob"].lines["q9"][0]
     r = results["bob"]
     for q in key.info.questions:
         assert r.scores[q] == (0.0 if q in differs else key.max[q]), (q, r.lines[q])
@@ -226,13 +259,13 @@ def test_grades_csv_gradebooks_summary_and_feedback(batch):
     assert {r["sandbox"] for r in rows} <= {"all layers"} or all(
         r["sandbox"].startswith("missing: ") for r in rows)
     self_row = next(r for r in rows if r["student"] == "keyself")
-    assert self_row["total"] == self_row["max"] == "11"
+    assert self_row["total"] == self_row["max"] == "15"
     assert next(r for r in rows if r["student"] == "alice")["q3"] == "0"
     with open(report / "grades_canvas.csv", encoding="utf-8", newline="") as fh:
         canvas = list(csv.reader(fh))
     assert canvas[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-    assert canvas[1][0].strip() == "Points Possible" and canvas[1][5] == "11"
-    assert ["alice", "", "alice", "alice", "", "9"] in canvas
+    assert canvas[1][0].strip() == "Points Possible" and canvas[1][5] == "15"
+    assert ["alice", "", "alice", "alice", "", "13"] in canvas  # 15, less q3 (2)
     moodle = read_csv(report / "grades_moodle.csv")
     assert next(iter(moodle[0])) == "ID number" and len(moodle) == len(results)
     summary = (report / "grades_summary.md").read_text(encoding="utf-8")

@@ -21,10 +21,10 @@ import random
 import pytest
 
 from simcore.__main__ import main as cli_main
-from simcore.access import HeadState, Mechanism
+from simcore.disk.access import HeadState, Mechanism
+from simcore.disk.profiles import load_disk
 from simcore.homework import DiskHomework, ToyGeometry, ostep_profile, report, solve
 from simcore.homework.requests import draw
-from simcore.profiles import load_disk
 
 
 def answers(**options) -> list[tuple[int, int, int, int, int]]:

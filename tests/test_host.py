@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import simpy
 
-from simcore.host import BlockLayer, IdleReadahead
+from simcore.host.host import BlockLayer, IdleReadahead
 from simcore.records import READ, WRITE, Completed
 from simcore.sched.linux import get_elevator, names
 
@@ -257,9 +257,9 @@ def test_unknown_elevator_and_tunable():
 def test_idle_readahead_streams_a_paused_reader():
     """A sequential reader that pauses 0.2 ms loses no revolution with read-ahead, a whole one
     without it (Gray 2000 §2.10)."""
-    from simcore.access import Mechanism
-    from simcore.drive import Drive
-    from simcore.profiles import load_disk
+    from simcore.disk.access import Mechanism
+    from simcore.disk.profiles import load_disk
+    from simcore.drive.drive import Drive
 
     mech = Mechanism(load_disk("cheetahx15"))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from simcore.sched.linux import LEGACY
-from simcore.workloads_server import FFSB_PROFILES, FileSet, simulate
+from simcore.workloads.server import FFSB_PROFILES, FileSet, simulate
 
 
 @pytest.mark.parametrize("profile", [*FFSB_PROFILES, "seq-read", "seq-write"])

@@ -12,7 +12,7 @@ import pytest
 
 import simcore
 from simcore import host_io
-from simcore.interface import FREE, MODES, Port, mode, modes, prd_table
+from simcore.drive.interface import FREE, MODES, Port, mode, modes, prd_table
 
 
 @pytest.mark.parametrize("n,ns,rate", [

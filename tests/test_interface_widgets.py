@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("ipywidgets")
-from simcore.interface import Port
+from simcore.drive.interface import Port
 from simcore.widgets.cache import cache_explorer
 from simcore.widgets.interface import interface_explorer
 

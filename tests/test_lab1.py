@@ -48,7 +48,7 @@ def test_lab1_follows_the_format_and_its_stored_checks_all_tick(key):
     info = inspect_lab(key, LAB1)  # raises, naming the cell, if anything is off
     assert info.lab == "lab1"
     assert len([q for q, p in info.max_points().items() if p > 0]) >= 5
-    assert all("rel" in c.rule for c in info.checks if c.question != "q5")  # the grader's rules
+    assert all("rel" in c.rule or c.judge for c in info.checks if c.question != "q5")  # rules
     params = key.cells[info.parameters_index].source
     assert 'STUDENT_ID = "demo"' in params
     assert 'SEED = simcore.labkit.variant_seed(STUDENT_ID, "lab1")' in params
@@ -62,9 +62,12 @@ def test_lab1_marks_plots_and_hardware_for_nbval(key):
         if "hardware" in tags(cell):
             assert cell.source.startswith("# NBVAL_SKIP")
             fallback = code[i + 1]
-            assert "recorded_or_simulated" in fallback.source
+            # your own disk falls back to a recording; the mystery disk to the measurement the
+            # saved notebook carries (the grader puts it back), else none
+            assert ("recorded_or_simulated" in fallback.source
+                    or 'emulated.measured("lab1-mystery")' in fallback.source)
             assert not nbval_markers(fallback.source)  # the fallback always runs
-    assert sum("hardware" in tags(c) for c in code) == 1
+    assert sum("hardware" in tags(c) for c in code) == 2
 
 
 def test_lab1_answers_for_the_demo_variant_by_hand(key):
@@ -86,6 +89,37 @@ def test_lab1_answers_for_the_demo_variant_by_hand(key):
     assert set(q4) == {"seek", "rotation", "transfer", "interface"}
     assert sheet["q5"] == max(q4, key=q4.get)
     assert 0 <= q4["rotation"] < rev + 1e-9
+
+
+def test_lab1_q8_sequential_read_lies_between_analytic_bounds(key):
+    """4 MiB read sequentially: below the zone's media rate (an upper bound), above a bound that
+    charges a full-stroke seek, a whole revolution, and one more revolution per track touched."""
+    for sid in ("demo", "alice", "bob"):
+        seed = variant_seed(sid, "lab1", None if sid == "demo" else SECRET)
+        sheet = run_key(key, sid, seed, LAB1)
+        v = lab1_variant(key)(seed)
+        lay, prof = v.mech.layout, v.prof
+        zone = lay.locate(v.q8_lba).zone
+        spt = min(lay.sectors_per_track(z) for z in range(zone, lay.zone_count))
+        tracks = 8192 / spt + 2
+        worst_ms = prof.seek.full_ms + prof.revolution_ms * (1 + 2 * tracks)
+        assert 4 * 2**20 / worst_ms / 1e3 < sheet["q8"] <= lay.media_rate_mb_s(zone) * (1 + 1e-9)
+
+
+def test_lab1_mystery_disk_is_the_variants_own(key):
+    """q9's drive is drawn from the variant's seed (a public parameter, one-way from it): the
+    key's stored measurement of the demo variant's disk lies within 7 % of its true rate."""
+    from simcore.labkit import attach, judges
+    from simcore.labkit.variants import mystery_token
+    from simcore.serve import mystery
+
+    v = lab1_variant(key)(variant_seed("demo", "lab1"))
+    assert v.mystery == mystery_token(variant_seed("demo", "lab1"))
+    assert v.mystery != mystery_token(variant_seed("alice", "lab1", SECRET))
+    saved = {a["kind"]: a for a in attach.from_notebook(key)}
+    run = judges.read_fio(saved["lab1-mystery"]["raw"])
+    truth = mystery.zone_stream_mb_s(mystery.mystery_profile_for_token(v.mystery), 0)
+    assert run.read_mb_s == pytest.approx(truth, rel=0.07)
 
 
 def test_lab1_q2_is_sectors_over_sectors_per_track_of_a_revolution(key):

@@ -136,15 +136,26 @@ def test_variant_seed_is_stable_and_normalizes_the_id():
 
 
 def test_secret_variants_are_hmac_and_unguessable_without_the_secret():
+    """The root is HMAC-SHA256(secret, "lab1:alice") and stays with the grader; the handout's
+    seed is a domain-separated SHA-256 of it (issue 16: the handout carries the variant's public
+    parameters, never the seed they and anything else derive from)."""
     import hashlib
     import hmac
 
+    from simcore.labkit.check import PUBLIC_SEED, variant_root
+
+    root = hmac.new(SECRET, b"lab1:alice", hashlib.sha256).digest()
+    assert variant_root("alice", "lab1", SECRET) == root
     s = variant_seed("alice", "lab1", SECRET)
-    assert s == int.from_bytes(hmac.new(SECRET, b"lab1:alice", hashlib.sha256).digest()[:4], "big")
+    assert s == int.from_bytes(hashlib.sha256(PUBLIC_SEED + root).digest()[:4], "big")
+    assert s != int.from_bytes(root[:4], "big")  # no part of the root is handed out
     assert s == variant_seed(" ALICE", "lab1", SECRET.decode())
     assert s != variant_seed("alice", "lab1") and s != variant_seed("alice", "lab1", b"x" * 40)
     with pytest.raises(ValueError, match="empty"):
         variant_seed("alice", "lab1", b"")
+    # the public demo variant is unchanged: SHA-256 of "lab1:demo", its first four bytes
+    assert variant_seed("demo", "lab1") == int.from_bytes(
+        hashlib.sha256(b"lab1:demo").digest()[:4], "big")
 
 
 def test_variant_rng_streams_are_independent_and_repeatable():

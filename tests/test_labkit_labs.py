@@ -125,3 +125,53 @@ def test_student_version_runs_top_to_bottom(lab, student_runs):
     assert ended == "completed" and not failed, (
         f"{lab.name}: code cells {sorted(failed)} of the student version fail: {failed}. "
         "A cell after an answer must cope with the answer's placeholder (None).", tail[-800:])
+
+
+# Issue 17, item 2: labs 1-6 embed their chapter's live explorer; no graded value depends on it.
+EXPLORER_LABS = [p for p in LABS if p.stem != "lab7_today"]  # lab 7's chapter has no explorer
+
+
+@pytest.mark.parametrize("lab", EXPLORER_LABS, ids=lambda p: p.stem)
+def test_lab_embeds_an_explorer_that_the_grader_never_runs(lab):
+    from simcore.labkit.grade import EXPLORER_NOT_RUN, Key, splice
+
+    key = Key(lab)
+    explorers = [c for c in key.nb.cells if "explorer" in c.metadata.get("tags", [])]
+    assert explorers, f"{lab.name} opens no live explorer"
+    for c in explorers:
+        assert c.source.startswith("# NBVAL_IGNORE_OUTPUT")
+        assert "simcore.widgets" in c.source  # a chapter's explorer, not a static plot
+    merged, notes, _ = splice(key, key.student, "someone")
+    ran = {c.id: c.source for c in merged.cells if c.cell_type == "code"}
+    assert all(ran[c.id] == EXPLORER_NOT_RUN for c in explorers)
+    assert not any("simcore.widgets" in s for s in ran.values())
+    # a student who opens the explorer on another disk is not told off for it
+    sub = nbformat.from_dict(dict(key.student))
+    sub.cells = [nbformat.from_dict(dict(c)) for c in key.student.cells]
+    for c in sub.cells:
+        if "explorer" in c.metadata.get("tags", []):
+            c.source += "\n# my own settings"
+    _, notes, _ = splice(key, sub, "someone")
+    assert not any("not answer cells" in n for n in notes), notes
+
+
+def test_an_explorer_cell_must_be_marked_to_ignore_its_output():
+    from simcore.labkit.labformat import LabFormatError
+
+    nb = nbformat.read(str(KEYS / "lab1_time.ipynb"), as_version=4)
+    cell = next(c for c in nb.cells if "explorer" in c.metadata.get("tags", []))
+    cell.source = cell.source.replace("# NBVAL_IGNORE_OUTPUT\n", "")
+    with pytest.raises(LabFormatError, match="explorer"):
+        inspect_lab(nb, "lab1_time.ipynb", require_outputs=False)
+
+
+def test_the_keys_run_for_a_variant_skips_the_explorer():
+    """An explorer cell that would fail (or read a widget) changes nothing the key computes."""
+    from simcore.labkit.variants import run_key
+
+    nb = nbformat.read(str(KEYS / "lab1_time.ipynb"), as_version=4)
+    for c in nb.cells:
+        if "explorer" in c.metadata.get("tags", []):
+            c.source = "# NBVAL_IGNORE_OUTPUT\nraise RuntimeError('the explorer ran')"
+    got = run_key(nb, "someone", 12345, KEYS / "lab1_time.ipynb")
+    assert got["q10"] > 0

@@ -7,7 +7,11 @@ import itertools
 import pytest
 
 from simcore import FourPhaseSeek, LinearSeek, TableSeek, ThreePointSeek
-from simcore.mechanics import mean_rotational_latency_ms, rotational_latency_ms, spec_sheet_average
+from simcore.disk.mechanics import (
+    mean_rotational_latency_ms,
+    rotational_latency_ms,
+    spec_sheet_average,
+)
 
 
 @pytest.mark.parametrize("single,avg,full,cyls", [(1.0, 5.0, 10.8, 10021), (5.0, 18.0, 35.0, 840),

@@ -16,9 +16,9 @@ import simpy
 from helpers_multistream import REQ, FixedPort, run_clients
 
 import simcore
-from simcore.controller_cache import ControllerCache, ControllerCacheConfig
-from simcore.dispatch import DispatchConfig
-from simcore.host_readahead import ReadaheadConfig, ReadaheadHost, init_ra_size, next_ra_size
+from simcore.host.controller_cache import ControllerCache, ControllerCacheConfig
+from simcore.host.dispatch import DispatchConfig
+from simcore.host.readahead import ReadaheadConfig, ReadaheadHost, init_ra_size, next_ra_size
 from simcore.multistream import CycleLBN, run_streams, stream_starts
 
 MECH = simcore.Mechanism(simcore.load_disk("wd800jd"))
@@ -137,9 +137,9 @@ def test_streams_beyond_segments_thrash_the_drive_cache():
     # stream, and once there are more streams than segments each stream's segment is reclaimed
     # before it comes back: all misses, worse than no read-ahead at all
     def cache(ra=True):
-        return (simcore.cache.CacheConfig(size_kib=8192, segments=16, read_ahead="segment",
+        return (simcore.drive.cache.CacheConfig(size_kib=8192, segments=16, read_ahead="segment",
                                           min_read_ahead_kib=512) if ra else
-                simcore.cache.CacheConfig(size_kib=8192, segments=16, read_ahead="none"))
+                simcore.drive.cache.CacheConfig(size_kib=8192, segments=16, read_ahead="none"))
 
     kw = dict(starts="random", scheduler="cycle-lbn", duration_ms=8_000, warmup_ms=3_000)
     fit = run_streams(MECH, 16, cache=cache(), **kw)

@@ -12,7 +12,7 @@ import pytest
 
 import simcore
 from simcore import placement as pl
-from simcore.access import HeadState
+from simcore.disk.access import HeadState
 from simcore.records import Request
 from simcore.workloads import OpenWorkload, from_tuples
 
@@ -235,7 +235,7 @@ POLICIES = {
 
 @pytest.fixture(scope="module")
 def small_db():
-    from simcore.workloads_synth import database_like
+    from simcore.workloads.synth import database_like
 
     return database_like(CAP - 40_000, duration_s=30, rate_per_s=60, seed=5,
                          drift_period_ms=10_000)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import simpy
 
-from simcore.array import build_array
+from simcore.host.array import build_array
 from simcore.placement import ALIS, DiskMajor, fold, record_columns, rewrite_per_disk
 from simcore.records import READ, Request
 from simcore.workloads import OpenWorkload

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from simcore import Layout, ProfileError, list_disks, load_disk
-from simcore.mechanics import seek_for
-from simcore.profiles import disk_dir, profile_from_dict
+from simcore.disk.mechanics import seek_for
+from simcore.disk.profiles import disk_dir, profile_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPECTED = {"toy", "fujitsu_eagle", "atlas10k", "atlas10k2", "ultrastar18es", "cheetahx15",

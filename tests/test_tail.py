@@ -6,7 +6,7 @@ import math
 import pytest
 
 from simcore import tail
-from simcore.firmware_events import FirmwareEvents, affected_probability
+from simcore.drive.firmware_events import FirmwareEvents, affected_probability
 
 
 def test_events_off_leave_every_response_unchanged():
@@ -56,7 +56,7 @@ def test_media_scan_delays_only_commands_after_idle():
 
 
 def test_recalibration_delays_the_command_that_meets_it():
-    from simcore.firmware_events import EventState
+    from simcore.drive.firmware_events import EventState
     st = EventState(FirmwareEvents(recal_interval_ms=1000.0, recal_ms=100.0, seed=0), 8.33)
     due = st._next_recal
     assert st.delay(0, due + 30.0, 0.0, 0) == pytest.approx(70.0)  # idle: it began on time

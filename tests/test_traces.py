@@ -16,7 +16,8 @@ import pytest
 
 from simcore import TraceError
 from simcore.records import Request
-from simcore.traces import (
+from simcore.workloads import OpenWorkload
+from simcore.workloads.traces import (
     READERS,
     WRITERS,
     blkparse,
@@ -26,7 +27,6 @@ from simcore.traces import (
     sniff,
     write_trace,
 )
-from simcore.workloads import OpenWorkload
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "traces"
 

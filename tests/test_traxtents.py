@@ -14,7 +14,7 @@ from helpers_disks import figure2_disk, small_disk
 
 import simcore
 from simcore import traxtents as tx
-from simcore.access import HeadState
+from simcore.disk.access import HeadState
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ import pytest
 
 import simcore
 from simcore import traxtents as tx
-from simcore.access import HeadState
+from simcore.disk.access import HeadState
 
 
 def test_wrapped_zero_latency_read_cannot_beat_in_order_delivery():

@@ -12,7 +12,7 @@ import pytest
 
 import simcore
 from simcore import traxtents as tx
-from simcore.access import HeadState
+from simcore.disk.access import HeadState
 from simcore.viz import traxtents as vt
 
 pytest.importorskip("ipywidgets")

@@ -17,9 +17,9 @@ import pytest
 
 from simcore import Mechanism, TraceError, load_disk, replay_validation, run
 from simcore.__main__ import main as cli_main
-from simcore.disksim_import import import_disksim, write_profile
-from simcore.traces.disksim import read_ascii, read_validation
+from simcore.disksim.importer import import_disksim, write_profile
 from simcore.workloads import ValidationStep, ValidationWorkload
+from simcore.workloads.traces.disksim import read_ascii, read_validation
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "disksim"
 
@@ -131,7 +131,7 @@ def test_demerit_grows_with_the_perturbation(tiny, tmp_path, capsys):
 
 def test_bundled_disk_round_trip(tmp_path):
     # the same check on a bundled profile of a real drive (different zones, seek model, cache)
-    from simcore.profiles import disk_dir
+    from simcore.disk.profiles import disk_dir
 
     trace = synthesise(disk_dir() / "hpc2247.toml", tmp_path / "hp.validate", n=200, seed=3)
     report = replay_validation(load_disk("hpc2247"), read_validation(trace))

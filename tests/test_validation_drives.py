@@ -10,9 +10,9 @@ import pytest
 from conftest import require
 
 from simcore.commands.validate import load_any
+from simcore.disk.layout import Layout
 from simcore.engine import replay_validation
-from simcore.layout import Layout
-from simcore.traces.disksim import read_validation
+from simcore.workloads.traces.disksim import read_validation
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "validation"
 MODELS = ["atlas10k", "atlas_III", "barracuda", "cheetah4LP", "cheetah9LP", "dec_rz26",

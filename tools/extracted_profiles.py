@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from simcore.disksim_import import import_disksim, to_toml  # noqa: E402
+from simcore.disksim.importer import import_disksim, to_toml  # noqa: E402
 
 MODELS = ROOT / "data" / "validation" / "models"
 

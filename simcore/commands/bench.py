@@ -14,9 +14,9 @@ import json
 import platform
 import time
 
-from ..access import Mechanism
+from ..disk.access import Mechanism
+from ..disk.profiles import load_disk
 from ..engine import run
-from ..profiles import load_disk
 from ..stack import stack
 from ..workloads import random_closed, random_open, sequential_open
 

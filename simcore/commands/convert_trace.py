@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..traces import EXTENSIONS, READERS, WRITERS, convert, sniff
+from ..workloads.traces import EXTENSIONS, READERS, WRITERS, convert, sniff
 
 
 def register(sub) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from ..layout import Layout
-from ..mechanics import mean_rotational_latency_ms, seek_for
-from ..profiles import list_disks, load_disk
+from ..disk.layout import Layout
+from ..disk.mechanics import mean_rotational_latency_ms, seek_for
+from ..disk.profiles import list_disks, load_disk
 
 
 def register(sub) -> None:

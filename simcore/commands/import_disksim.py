@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from ..disksim_import import import_disksim, write_profile
-from ..layout import Layout
-from ..profiles import load_disk
+from ..disk.layout import Layout
+from ..disk.profiles import load_disk
+from ..disksim.importer import import_disksim, write_profile
 
 
 def register(sub) -> None:

@@ -6,11 +6,11 @@ import json
 import sys
 from pathlib import Path
 
+from ..disk.profiles import load_disk
 from ..engine import run as run_sim
-from ..profiles import load_disk
 from ..records import CSV_COLUMNS
 from ..sched import names as scheduler_names
-from ..traces import READERS, read_trace
+from ..workloads.traces import READERS, read_trace
 
 
 def register(sub) -> None:

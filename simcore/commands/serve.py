@@ -7,7 +7,7 @@ import asyncio
 import json
 import sys
 
-from ..profiles import load_disk
+from ..disk.profiles import load_disk
 from ..sched import names as scheduler_names
 
 

@@ -10,9 +10,9 @@ import json
 import sys
 from pathlib import Path
 
+from ..disk.profiles import load_disk
 from ..engine import replay_validation
-from ..profiles import load_disk
-from ..traces.disksim import read_validation
+from ..workloads.traces.disksim import read_validation
 
 
 def register(sub) -> None:
@@ -31,8 +31,8 @@ def load_any(disk: str):
     if Path(disk).suffix in (".parv", ".diskspecs", ".model"):
         import tomllib
 
-        from ..disksim_import import import_disksim
-        from ..profiles import profile_from_dict
+        from ..disk.profiles import profile_from_dict
+        from ..disksim.importer import import_disksim
 
         imported = import_disksim(disk)  # read back as a saved profile would be
         return profile_from_dict(tomllib.loads(imported.toml), disk)

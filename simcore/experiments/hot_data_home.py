@@ -31,10 +31,10 @@ from typing import Any
 import numpy as np
 
 from .. import placement as pl
-from ..access import Mechanism
+from ..disk.access import Mechanism
+from ..disk.profiles import load_disk
 from ..engine import run, sweep
-from ..profiles import load_disk
-from ..workloads_synth import hot_set_open
+from ..workloads.synth import hot_set_open
 from . import pool_unless_given
 from .targets import Target, evaluate
 

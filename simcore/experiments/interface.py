@@ -15,8 +15,8 @@ state after the first few MiB); hdparm reads its 64 MB in full.
 
 from __future__ import annotations
 
-from ..host_io import FileSystemCosts, bonnie_read, bonnie_write, hdparm_t
-from ..interface import CELERON_450, Port, mode
+from ..drive.interface import CELERON_450, Port, mode
+from ..host.io import FileSystemCosts, bonnie_read, bonnie_write, hdparm_t
 from .targets import Source, Target, between, evaluate, rel
 
 NAME = "interface"
@@ -141,8 +141,8 @@ def reproduce(quick: bool = False, seed: int = 0) -> dict:
     res["bystander_cpu_pct"] = {k: bonnie_read(DISK, p, file_mib=size, hog=True).hog_pct
                                 for k, p in ports.items()}
     # The thesis says the write cache was off: what that would have given.
-    from ..cache import CacheConfig
-    from ..profiles import load_disk
+    from ..disk.profiles import load_disk
+    from ..drive.cache import CacheConfig
 
     wt = CacheConfig.from_profile(load_disk(DISK), write_back=False)
     res["write_through_kb_s"] = {k: bonnie_write(DISK, p, cache=wt, file_mib=size).kib_s
@@ -178,10 +178,10 @@ def read_ahead_hit_rates(streams=(1, 2, 4, 8), segments=(1, 2, 4, 8, 16, 32),
     until its segment is reclaimed; LRU reclaims it before its next turn once the streams
     outnumber the segments (Panagiotakis 2006, Figs. 3.3 and 3.5).
     """
-    from ..access import Mechanism
-    from ..cache import CacheConfig
+    from ..disk.access import Mechanism
+    from ..disk.profiles import load_disk
+    from ..drive.cache import CacheConfig
     from ..engine import run
-    from ..profiles import load_disk
 
     mech = Mechanism(load_disk(disk))
     out: dict = {"streams": list(streams), "segments": list(segments),
@@ -212,10 +212,10 @@ def read_ahead_policies(disk: str = DISK, n: int = 240, seed: int = 0) -> dict:
     """
     import numpy as np
 
-    from ..access import Mechanism
-    from ..cache import POLICIES, CacheConfig
+    from ..disk.access import Mechanism
+    from ..disk.profiles import load_disk
+    from ..drive.cache import POLICIES, CacheConfig
     from ..engine import run
-    from ..profiles import load_disk
     from ..workloads import ClosedWorkload
 
     mech = Mechanism(load_disk(disk))

@@ -33,7 +33,7 @@ from __future__ import annotations
 from concurrent.futures import Executor
 
 from ..engine import sweep
-from ..workloads_server import simulate
+from ..workloads.server import simulate
 from . import pool_unless_given
 from .targets import Source, Target, between, evaluate, holds, pm, rel
 
@@ -243,7 +243,7 @@ def deadline_trace(fifo_batch: int = 16, writes_starved: int = 2, read_expire: f
     import numpy as np
 
     from ..engine import run
-    from ..host import BlockLayer, IdleReadahead
+    from ..host.host import BlockLayer, IdleReadahead
     from ..stack import as_mechanism, stack
     from ..workloads import Processes
 

@@ -52,11 +52,11 @@ from typing import Any
 
 import numpy as np
 
-from ..cache import CacheConfig
-from ..controller_cache import ControllerCacheConfig
-from ..dispatch import DispatchConfig
+from ..drive.cache import CacheConfig
 from ..engine import sweep
-from ..host_readahead import ReadaheadConfig
+from ..host.controller_cache import ControllerCacheConfig
+from ..host.dispatch import DispatchConfig
+from ..host.readahead import ReadaheadConfig
 from ..multistream import run_streams
 from . import pool_unless_given
 from .targets import Source, Target, between, evaluate, holds, pm, rel

@@ -33,11 +33,11 @@ from typing import Any
 import numpy as np
 
 from .. import placement as pl
-from .. import trace_stats
-from ..access import Mechanism
+from ..disk.access import Mechanism
+from ..disk.profiles import load_disk
 from ..engine import run, sweep
-from ..profiles import load_disk
-from ..workloads_synth import database_like, email_like
+from ..workloads import stats as trace_stats
+from ..workloads.synth import database_like, email_like
 from . import pool_unless_given
 from .targets import Source, Target, between, evaluate, holds
 

@@ -35,7 +35,7 @@ REPO = PACKAGE.parent
 @lru_cache(maxsize=1)
 def code_hash() -> str:
     """SHA-256 over simcore's Python sources and the disk profiles (name and content)."""
-    from ..profiles import disk_dir
+    from ..disk.profiles import disk_dir
 
     h = hashlib.sha256()
     files = [(str(p.relative_to(PACKAGE)), p) for p in sorted(PACKAGE.rglob("*.py"))

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from ..access import Mechanism
+from ..disk.access import Mechanism
+from ..disk.profiles import load_disk
 from ..engine import point_seed, run, sweep
-from ..profiles import load_disk
 from ..records import READ, Request
 from ..sched import GSTF, WSTF, get_scheduler
 from ..stack import stack

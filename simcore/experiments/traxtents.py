@@ -41,11 +41,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import traxtent_uses as uses
-from ..access import Mechanism
+from ..disk.access import Mechanism
+from ..disk.layout import SECTOR_BYTES
+from ..disk.profiles import load_disk
 from ..engine import run, sweep
-from ..layout import SECTOR_BYTES
-from ..profiles import load_disk
 from ..traxtents import (
     QueuedService,
     SimulatedReader,
@@ -53,6 +52,7 @@ from ..traxtents import (
     detect_by_timing,
     detect_by_translation,
     max_streaming_efficiency,
+    uses,
     zone_track_starts,
 )
 from ..workloads import ClosedWorkload

@@ -67,11 +67,11 @@ def replay(drive: str, firmware: bool = True) -> dict:
     """One drive's replay: the validate report plus both CDFs for a figure."""
     import tomllib
 
-    from ..disksim_import import import_disksim
+    from ..disk.profiles import profile_from_dict
+    from ..disksim.importer import import_disksim
     from ..engine import run
     from ..metrics import demerit
-    from ..profiles import profile_from_dict
-    from ..traces.disksim import read_validation
+    from ..workloads.traces.disksim import read_validation
 
     imported = import_disksim(model_path(drive))
     prof = profile_from_dict(tomllib.loads(imported.toml), str(model_path(drive)))

@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
-from ..access import HeadState, Mechanism
-from ..mechanics import exact_ms
-from ..profile import DiskProfile, SeekSpec
-from ..profiles import load_disk
+from ..disk.access import HeadState, Mechanism
+from ..disk.mechanics import exact_ms
+from ..disk.profile import DiskProfile, SeekSpec
+from ..disk.profiles import load_disk
 from .toy import START_ANGLE_OF_SECTOR_ZERO, TRACK_DISTANCE, Service
 
 

@@ -24,27 +24,45 @@ from typing import Any
 TICK, CROSS, WAIT = "✔", "✘", "…"
 
 
-def variant_seed(student_id: str, lab: str, secret: bytes | str | None = None) -> int:
-    """A stable per-student seed: the same id, lab (and secret) always give the same number.
+def variant_root(student_id: str, lab: str, secret: bytes | str | None = None) -> bytes:
+    """The root of a student's variant (32 bytes): kept by the grader, never handed out.
 
-    With the instructor's ``secret`` the seed is HMAC-SHA256(secret, "lab:id"):
-    nobody without the secret can compute another student's variant, and the
-    personal handout carries only the resulting seed. Without a secret (the
-    public ``demo`` variant, practice at home) it is a plain SHA-256 of
-    "lab:id", which anyone can compute. The id is compared without
-    surrounding blanks and case (``" Alice"`` and ``"alice"`` get the same
-    variant), so a file name and a typed id agree.
+    With the instructor's ``secret`` it is HMAC-SHA256(secret, "lab:id"), so
+    nobody without the secret can compute it. Without a secret (the public
+    ``demo`` variant, practice at home) it is SHA-256 of "lab:id", which anyone
+    can compute. The id is compared without surrounding blanks and case
+    (``" Alice"`` and ``"alice"`` get the same variant), so a file name and a
+    typed id agree.
     """
     sid = str(student_id).strip().casefold()
     message = f"{lab}:{sid}".encode()
     if secret is None:
-        digest = hashlib.sha256(message).digest()
-    else:
-        key = secret.encode() if isinstance(secret, str) else bytes(secret)
-        if not key:
-            raise ValueError("the instructor secret is empty")
-        digest = hmac.new(key, message, hashlib.sha256).digest()
-    return int.from_bytes(digest[:4], "big")
+        return hashlib.sha256(message).digest()
+    key = secret.encode() if isinstance(secret, str) else bytes(secret)
+    if not key:
+        raise ValueError("the instructor secret is empty")
+    return hmac.new(key, message, hashlib.sha256).digest()
+
+
+PUBLIC_SEED = b"disklab public workload seed\x00"
+
+
+def variant_seed(student_id: str, lab: str, secret: bytes | str | None = None) -> int:
+    """A student's public workload seed: all the student needs, and one-way from the root.
+
+    Every public parameter of the variant (the disk, the numbers of every
+    question, the mystery disk's token) is drawn from this seed by the lab's own
+    code, and the personal handout carries exactly this number. With a secret it
+    is a domain-separated hash of the HMAC root (:func:`variant_root`), so the
+    handout reveals neither the root nor anything a grader derives from the root
+    by another route; the seed of a classmate cannot be computed from a name. The
+    public ``demo`` variant keeps the plain SHA-256 of "lab:id" (its root is
+    public anyway), so the stored keys run the same variant they always did.
+    """
+    root = variant_root(student_id, lab, secret)
+    if secret is None:
+        return int.from_bytes(root[:4], "big")
+    return int.from_bytes(hashlib.sha256(PUBLIC_SEED + root).digest()[:4], "big")
 
 
 class Verdict:

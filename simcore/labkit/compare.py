@@ -36,7 +36,7 @@ import simcore
 from hardware.record import SIMULATED, is_measured
 from hardware.summary import distance_bins
 from hardware.units import MB, parse_size
-from simcore.access import HeadState
+from simcore.disk.access import HeadState
 from simcore.records import READ
 from simcore.workloads import ClosedWorkload
 

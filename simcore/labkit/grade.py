@@ -48,7 +48,7 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from . import answers, sandbox
+from . import answers, attach, judges, sandbox
 from .check import variant_seed
 from .labformat import (
     NBVAL_MARKER,
@@ -58,6 +58,7 @@ from .labformat import (
     disklab_meta,
     inspect_lab,
     is_answer,
+    is_explorer,
     nbval_markers,
     read_notebook,
     set_parameter,
@@ -96,6 +97,7 @@ class Result:
     seconds: float = 0.0
     late_minutes: float = 0.0
     sandbox_user: str = ""  # the unprivileged user its kernel ran as
+    attachments: list[dict] = field(default_factory=list)  # measurements saved in the file
     log: str = ""
     merged: NotebookNode | None = None
 
@@ -158,6 +160,8 @@ class Key:
                 by_cell: dict[int, list[tuple[str, str]]] = {}
                 for q, s in self.spec.items():
                     by_cell.setdefault(s.code_index, []).append((q, self.export_of(q)))
+                    if s.reference:  # what a measurement judge compares with (key side only)
+                        by_cell[s.code_index].append((reference_name(q), s.reference))
                 self._expected[sid] = self._pool.submit(
                     _expected_worker, str(self.path), student_id, self.seed(student_id),
                     by_cell).result()
@@ -167,6 +171,11 @@ class Key:
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
+
+
+def reference_name(question: str) -> str:
+    """Where the key's reference value of a judged question is kept among the expected values."""
+    return f"{question}#reference"
 
 
 @functools.lru_cache(maxsize=4)
@@ -214,6 +223,10 @@ def _neutralize(source: str) -> str:
     return NBVAL_MARKER.sub(r"\1# (an nbval marker was removed here by the grader)", source)
 
 
+EXPLORER_NOT_RUN = ("# A live explorer opened here in the lab; the grader does not run it (answers "
+                    "read off\n# an explorer are typed into their answer cells as numbers).")
+
+
 def export_cell(question: str, expression: str) -> NotebookNode:
     """The cell that hands one answer out of the sandbox as strict JSON."""
     src = ("import simcore.labkit.answers as _disklab_answers\n"
@@ -231,8 +244,9 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
 
     Built from the student version: the student's answer cells replace the
     placeholders, the parameters cell gets the student's id and seed, every
-    question gets its export cell, and nbval markers are disarmed except the
-    lab's own ``NBVAL_SKIP`` on hardware cells.
+    question gets its export cell, nbval markers are disarmed except the
+    lab's own ``NBVAL_SKIP`` on hardware cells, and live explorers (tag
+    ``explorer``) are left out, so no answer can depend on a widget's state.
     """
     notes: list[str] = []
     flagged: list[str] = []
@@ -248,6 +262,10 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
     chosen_positions: list[int] = []
     for cell in merged.cells:
         if cell.cell_type != "code":
+            continue
+        if is_explorer(cell):  # never run: no answer may depend on a widget's state
+            cell.source = EXPLORER_NOT_RUN
+            cell.outputs = []
             continue
         if not is_answer(cell):
             if "hardware" not in tags(cell):
@@ -292,9 +310,10 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
                              if not ln.strip().startswith("SEED")).strip()
         return source.strip()
 
-    edited = [c.get("id") for c in sub.cells
+    explorers = {c.get("id") for c in key.student.cells if is_explorer(c)}
+    edited = [c.get("id") for c in sub.cells  # (an explorer may be opened on any disk)
               if c.get("cell_type") == "code" and c.get("id") in stu_ids
-              and c.get("id") not in answer_ids
+              and c.get("id") not in answer_ids and c.get("id") not in explorers
               and normalized(c.get("id"), c.get("source", "")) != normalized(
                   c.get("id"), placeholders[c.get("id")])]
     if edited:
@@ -328,6 +347,14 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
     params = next(c for c in merged.cells if "parameters" in tags(c))
     params.source = set_seed(set_parameter(params.source, "STUDENT_ID", student_id),
                              key.seed(student_id))
+    # The measurements saved in the submission, put back where the (skipped) measuring cells
+    # would have made them, so answers computed from them give the student's numbers.
+    saved = attach.from_notebook(sub)
+    if saved:
+        restore = nbformat.v4.new_code_cell(attach.restore_source(saved))
+        restore.id = "disklab-restore-measurements"
+        restore.metadata["tags"] = [EXPORT_TAG + "-restore"]
+        merged.cells.insert(merged.cells.index(params) + 1, restore)
 
     # One export cell right after the check cell of each question (a hidden check cell is not
     # in the student version: then after the nearest cell before it that is).
@@ -491,6 +518,7 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
                  for c in sub.cells):
         res.status = "empty"
     merged, notes, flagged = splice(key, sub, sid)
+    res.attachments = attach.from_notebook(sub)
     res.notes.extend(notes)
     res.flagged.extend(flagged)
     if opts.keep_merged:
@@ -656,16 +684,27 @@ def _score(key: Key, res: Result, merged: NotebookNode, cells: dict[int, CellRun
         else:
             got = answers.parse(run.stdout, q)
         res.received[q] = {"present": got.present, "value": got.value, "problem": got.problem}
-        ok, line = judge(key, q, got, expected)
+        ok, line = judge(key, q, got, expected, res.attachments)
         if ok:
             res.scores[q] = pts
         res.lines.setdefault(q, []).append(f"{line} [{_fmt(pts if ok else 0.0)}/{_fmt(pts)}]")
 
 
-def judge(key: Key, q: str, got: answers.Received, expected: dict) -> tuple[bool, str]:
-    """Compare one received answer with the key's; the line for the feedback (no values)."""
+def judge(key: Key, q: str, got: answers.Received, expected: dict,
+          attachments: Sequence[dict] = ()) -> tuple[bool, str]:
+    """Compare one received answer with the key's; the line for the feedback (no values).
+
+    A question with a measurement judge is judged by the student's attached
+    measurement and the key's reference for the variant
+    (:mod:`simcore.labkit.judges`) instead of the key's own answer.
+    """
     if not got.present:
         return False, f"{q} … {_scrub(got.problem)}"
+    spec = key.spec[q]
+    if spec.judge:
+        ok, why = judges.run(spec.judge, got.value, expected.get(reference_name(q)),
+                             list(attachments))
+        return (True, f"{q} ✔ correct") if ok else (False, f"{q} ✘ {_scrub(why)}")
     ok, why = answers.compare(expected[q], got.value, key.rules[q])
     return (True, f"{q} ✔ correct") if ok else (False, f"{q} ✘ {why}")
 

@@ -8,7 +8,11 @@ have roles given by tags:
 - ``check``: first line ``# NBVAL_CHECK_OUTPUT``, metadata
   ``{"disklab": {"question": "q1", "points": 2}}`` (``"hidden": true`` keeps
   the cell out of the student version: the grader still runs it);
-- ``hardware``: starts with ``# NBVAL_SKIP``; the next cell falls back to data.
+- ``hardware``: starts with ``# NBVAL_SKIP``; the next cell falls back to data;
+- ``explorer``: opens a chapter's live explorer; starts with ``# NBVAL_IGNORE_OUTPUT``.
+  Neither the key's run for a variant nor the grader's run of a submission
+  executes it, so no graded value can depend on a widget's state: a question
+  answered with an explorer has the student type the number read off it.
 
 Everything here is pure (no kernel, no files written); errors name the
 notebook, the cell (its number as Jupyter shows it, counting from 1, and its
@@ -63,6 +67,10 @@ def is_check(cell: NotebookNode) -> bool:
     return cell.cell_type == "code" and "check" in tags(cell)
 
 
+def is_explorer(cell: NotebookNode) -> bool:
+    return cell.cell_type == "code" and "explorer" in tags(cell)
+
+
 def is_hidden(cell: NotebookNode) -> bool:
     return bool(disklab_meta(cell).get("hidden"))
 
@@ -81,7 +89,7 @@ def cell_label(nb_path: str | Path | None, index: int, cell: NotebookNode) -> st
     return f"{where}cell {index + 1}" + (f" (id {cid})" if cid else "")
 
 
-GRADING_KEYS = ("rel", "abs", "one_of", "export")
+GRADING_KEYS = ("rel", "abs", "one_of", "export", "judge", "reference")
 
 
 @dataclass(frozen=True)
@@ -95,6 +103,8 @@ class Question:
     hidden: bool = False
     rule: dict = field(default_factory=dict)  # rel, abs, one_of: how the grader compares
     export: str = ""  # what the sandbox hands out for the question (default: its name)
+    judge: dict = field(default_factory=dict)  # a measurement judge (simcore.labkit.judges)
+    reference: str = ""  # the key-side expression a judge compares the measurement with
 
 
 @dataclass
@@ -323,6 +333,12 @@ def inspect_lab(nb: NotebookNode, path: str | Path = "<lab>", *,
         if cell.cell_type == "code" and blocks and not is_answer(cell):
             problems.append(f"{where}: holds a solution but is not tagged `answer`; the grader "
                             "would run the key's solution for every student")
+        if is_explorer(cell):
+            if is_answer(cell) or is_check(cell):
+                problems.append(f"{where}: an `explorer` cell cannot be an answer or check cell")
+            if "NBVAL_IGNORE_OUTPUT" not in nbval_markers(cell.source.split("\n", 1)[0]):
+                problems.append(f"{where}: an `explorer` cell must start with "
+                                "# NBVAL_IGNORE_OUTPUT (its widgets' output is never compared)")
         if is_answer(cell):
             if is_check(cell):
                 problems.append(f"{where}: is tagged both `answer` and `check`")
@@ -372,8 +388,27 @@ def inspect_lab(nb: NotebookNode, path: str | Path = "<lab>", *,
                     problems.append(f"{where}: export of {q} is not a Python expression "
                                     f"({exc.msg})")
                     continue
+            judge, reference = meta.get("judge") or {}, meta.get("reference", "")
+            if judge:
+                from .judges import validate
+
+                try:
+                    validate(judge, f"{where}: {q}")
+                except ValueError as exc:
+                    problems.append(str(exc))
+                    continue
+            if reference:
+                try:
+                    compile(reference, where, "eval")
+                except SyntaxError as exc:
+                    problems.append(f"{where}: reference of {q} is not a Python expression "
+                                    f"({exc.msg})")
+                    continue
+                if not judge:
+                    problems.append(f"{where}: reference of {q} needs a judge")
+                    continue
             info.checks.append(Question(q, float(pts), cid or "", code_index, is_hidden(cell),
-                                        rule, export))
+                                        rule, export, judge, reference))
     if not info.checks:
         problems.append(f"{path}: has no check cells (tag `check`)")
     if problems:

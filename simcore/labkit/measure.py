@@ -229,7 +229,7 @@ def load_recording(path: str | Path) -> ZoneBandwidth | None:
 
 def simulate(mech, points: int = 11, size_kib: int = 32 * 1024) -> ZoneBandwidth:
     """The model's sequential read speed (32 MiB reads) at evenly spread offsets."""
-    from ..access import HeadState
+    from ..disk.access import HeadState
 
     layout = mech.layout
     sectors = min(size_kib * 2, layout.capacity // (points + 1))
@@ -248,7 +248,7 @@ def simulate(mech, points: int = 11, size_kib: int = 32 * 1024) -> ZoneBandwidth
 
 
 def recording_path(job: str) -> Path:
-    from ..profiles import data_dir
+    from ..disk.profiles import data_dir
 
     return data_dir() / "measurements" / f"{job}.loop.json"
 

@@ -209,7 +209,8 @@ def record(key: Key, results: Sequence[Result], layers: dict | None = None) -> d
         "results": [{"path": r.path, "student_id": r.student_id, "id_source": r.id_source,
                      "status": r.status, "scores": r.scores, "lines": r.lines, "notes": r.notes,
                      "flagged": r.flagged, "received": r.received, "seconds": r.seconds,
-                     "late_minutes": r.late_minutes} for r in results],
+                     "late_minutes": r.late_minutes, "attachments": r.attachments}
+                    for r in results],
     }
 
 
@@ -237,13 +238,13 @@ def regrade(key: Key, out_csv: str | Path, feedback_dir: str | Path,
     for d in rec["results"]:
         r = Result(d["path"], d["student_id"], d["id_source"], d["status"], d["scores"],
                    d["lines"], d["notes"], d["flagged"], d["received"], d["seconds"],
-                   d.get("late_minutes", 0.0))
+                   d.get("late_minutes", 0.0), attachments=d.get("attachments", []))
         got = r.received.get(question)
         if got is not None and r.status not in ("invalid", "empty", "error"):
             before = r.scores.get(question, 0.0)
             ok, line = judge(key, question, answers.Received(got["present"], got["value"],
                                                              got["problem"]),
-                             key.expected(r.student_id))
+                             key.expected(r.student_id), r.attachments)
             pts = key.max[question]
             r.scores[question] = pts if ok else 0.0
             r.lines[question] = [f"{line} [{_fmt(r.scores[question])}/{_fmt(pts)}] (regraded)"]

@@ -3,9 +3,10 @@
 One secret per course and term, 32 random bytes written as hex into a file
 only its owner can read (``~/.config/disklab/secret`` unless told otherwise,
 or the file named by ``DISKLAB_SECRET_FILE``). Handouts carry each student's
-seed, computed from it; the grader recomputes the seed from the student's id
-and the secret, so a seed typed into a notebook counts for nothing, and nobody
-can compute a classmate's variant from a name.
+public workload seed, a one-way hash of HMAC(secret, lab and id); the grader
+recomputes it from the student's id and the secret, so a seed typed into a
+notebook counts for nothing, and nobody can compute a classmate's variant from
+a name.
 """
 
 from __future__ import annotations

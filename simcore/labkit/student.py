@@ -199,7 +199,8 @@ def write_student(key_path: str | Path, out_dir: str | Path, *, roster: list[str
 
     Without a roster: ``out_dir/<lab>.ipynb``. With a roster: one copy per
     student, ``out_dir/<id>/<lab>.ipynb``, with ``STUDENT_ID`` and the literal
-    ``SEED`` (HMAC of the instructor ``secret``, required) set in the
+    ``SEED`` (the public workload seed, one-way from HMAC of the instructor
+    ``secret``, required) set in the
     parameters cell and ``disklab.student_id`` in the metadata, so each
     student opens their own variant; the secret itself never leaves.
     """

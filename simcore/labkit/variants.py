@@ -2,12 +2,14 @@
 
 The parameters cell of a lab sets ``STUDENT_ID`` and
 ``SEED = simcore.labkit.variant_seed(STUDENT_ID, "labN")`` (the public demo
-variant). A personal handout replaces that line with the literal seed
-HMAC(instructor secret, "labN:id") (:func:`set_seed`); the lab draws its disk
-and numbers from ``variant_rng(SEED)``. The grader computes the same seed
-from the id it takes from the file name or roster, never from the notebook,
-and recomputes the key's answers for it in its own process, so copied numbers
-and a borrowed seed both fail.
+variant). A personal handout replaces that line with the student's public
+workload seed, a one-way hash of the root HMAC(instructor secret, "labN:id")
+(:func:`set_seed`, :func:`~simcore.labkit.check.variant_seed`): the variant's
+public parameters are drawn from it by the lab's own code (``variant_rng(SEED)``)
+and it is all the student needs; the root stays with the grader. The grader
+computes the same seed from the id it takes from the file name or roster, never
+from the notebook, and recomputes the key's answers for it in its own process,
+so copied numbers and a borrowed seed both fail.
 """
 
 from __future__ import annotations
@@ -51,6 +53,17 @@ def variant_rng(seed: int, stream: str = "") -> np.random.Generator:
     return np.random.default_rng([int(seed), extra])
 
 
+def mystery_token(seed: int) -> str:
+    """The variant's mystery disk (:mod:`simcore.serve.mystery`): 16 hex digits, one-way from it.
+
+    A public parameter of the variant like any other: the student serves the
+    drive with ``python -m simcore serve --mystery TOKEN``; the grader derives
+    the same token from the seed of the id and compares the measurement with
+    that drive's true parameters.
+    """
+    return f"{int(variant_rng(seed, 'mystery').integers(2**63)):016x}"
+
+
 def pick(seed: int, options: Sequence[T], stream: str = "") -> T:
     """One of ``options``, chosen by the variant."""
     if not options:
@@ -59,14 +72,15 @@ def pick(seed: int, options: Sequence[T], stream: str = "") -> T:
 
 
 def set_seed(source: str, seed: int) -> str:
-    """The parameters cell with ``SEED = <seed>`` (a literal: the handout never holds the secret)."""
+    """The parameters cell with ``SEED = <seed>`` (the public workload seed, never the secret)."""
     span = parameters_assign(source, "SEED")
     if span is None:
         raise LabFormatError("the parameters cell has no top-level `SEED = ...` to set")
     lines = source.split("\n")
     first, last = span
     indent = lines[first - 1][: len(lines[first - 1]) - len(lines[first - 1].lstrip())]
-    lines[first - 1:last] = [f"{indent}SEED = {int(seed)}  # your variant, from your instructor"]
+    lines[first - 1:last] = [f"{indent}SEED = {int(seed)}  # your variant's public seed, from "
+                             "your instructor"]
     return "\n".join(lines)
 
 
@@ -127,8 +141,8 @@ def run_key(key: NotebookNode, student_id: str, seed: int, path: str | Path = "<
     """Run a key for one student in this process; return the answers it computes.
 
     Runs the key's code cells (personalized for ``student_id`` and ``seed``),
-    except cells marked ``NBVAL_SKIP`` or tagged ``hardware``, check cells and
-    plots (``NBVAL_IGNORE_OUTPUT``). With ``exports`` (code-cell index ->
+    except cells marked ``NBVAL_SKIP`` or tagged ``hardware``, check cells,
+    plots (``NBVAL_IGNORE_OUTPUT``) and live explorers (tag ``explorer``). With ``exports`` (code-cell index ->
     ``[(question, expression)]``), each expression is evaluated when the run
     reaches that cell and the values are returned by question; without, the
     names the answer cells assign. The key is trusted code: never call this on
@@ -151,7 +165,7 @@ def run_key(key: NotebookNode, student_id: str, seed: int, path: str | Path = "<
                 out[q] = eval(compile(expr, f"<{path} export of {q}>", "eval"), ns)
         marks = nbval_markers(cell.source)
         if ("NBVAL_SKIP" in marks or "hardware" in tags(cell) or "check" in tags(cell)
-                or "NBVAL_IGNORE_OUTPUT" in marks):
+                or "explorer" in tags(cell) or "NBVAL_IGNORE_OUTPUT" in marks):
             continue
         if is_answer(cell):
             wanted.extend(n for n in solution_names(cell.source) if n not in wanted)

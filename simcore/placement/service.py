@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..access import Mechanism
+from ..disk.access import Mechanism
 from ..records import WRITE
 
 NUDGE_MS = 1e-6

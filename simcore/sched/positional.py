@@ -29,7 +29,7 @@ computation is a tie here (issue 14 part 7), never a float-noise decision.
 
 from __future__ import annotations
 
-from ..mechanics import exact_ms
+from ..disk.mechanics import exact_ms
 
 
 def sptf(pending, head, now):

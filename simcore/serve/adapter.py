@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..access import Mechanism
-from ..cache import FLUSH
+from ..disk.access import Mechanism
+from ..disk.profile import DiskProfile
+from ..drive.cache import FLUSH
 from ..engine import start as start_stack
-from ..profile import DiskProfile
 from ..records import READ, WRITE, Completed, Request
 from ..stack import Stack
 

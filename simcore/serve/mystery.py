@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from ..disk.profile import DiskProfile
+from ..disk.profiles import profile_from_dict
 from ..errors import DisklabError
-from ..profile import DiskProfile
-from ..profiles import profile_from_dict
 
 FAMILY = "3.5-inch ATA disks of about 1998-2004"
 DEMO = "demo"
@@ -137,7 +137,7 @@ def zone_stream_mb_s(profile: DiskProfile, zone: int) -> float:
 
 def mean_random_read_ms(profile: DiskProfile, n: int = 1000, seed: int = 0) -> float:
     """The model's mean 4 KiB random read time at iodepth 1, buffer on (an offline run)."""
-    from ..access import Mechanism
+    from ..disk.access import Mechanism
     from ..engine import run
     from ..workloads import random_open
 
@@ -150,7 +150,7 @@ def mean_random_read_ms(profile: DiskProfile, n: int = 1000, seed: int = 0) -> f
 @lru_cache(maxsize=64)
 def truth(tok: str) -> dict[str, float]:
     """The measurable parameters of a token's drive, as a careful student would find them."""
-    from ..access import Mechanism
+    from ..disk.access import Mechanism
 
     prof = mystery_profile_for_token(tok)
     layout = Mechanism(prof).layout

@@ -40,7 +40,7 @@ hdparm -t --offset 18 /dev/sda > inner.txt
 
 def _closed_random(profile, depth: int, per_client: int = 150, seed: int = 5) -> dict[str, float]:
     """The simulator's own 4 KiB random reads with ``depth`` requests always outstanding."""
-    from ..access import Mechanism
+    from ..disk.access import Mechanism
     from ..engine import run
     from ..workloads import ClosedWorkload
 
@@ -64,8 +64,8 @@ def _side(measured, model: dict[str, float]) -> dict[str, Any]:
 
 
 def record(disk: str = DISK, guest: bool = True) -> dict[str, Any]:
-    from ..access import Mechanism
-    from ..profiles import load_disk
+    from ..disk.access import Mechanism
+    from ..disk.profiles import load_disk
     from . import fio, mystery
 
     prof = load_disk(disk)
@@ -98,7 +98,7 @@ def record(disk: str = DISK, guest: bool = True) -> dict[str, Any]:
 
 
 def _guest(disk: str) -> dict[str, Any]:
-    from ..profiles import load_disk
+    from ..disk.profiles import load_disk
     from . import vm
     from .served import ServedDisk
 

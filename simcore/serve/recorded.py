@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..profiles import data_dir
+from ..disk.profiles import data_dir
 
 DISK = "maxtor92048u8"
 

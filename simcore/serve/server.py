@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..profile import DiskProfile
+from ..disk.profile import DiskProfile
 from . import protocol as p
 from .adapter import Done, RealtimeDrive
 from .clock import Alarm, Clock, raise_priority, set_timer_slack_ns

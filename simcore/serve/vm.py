@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..profile import DiskProfile
+from ..disk.profile import DiskProfile
 from . import initramfs
 
 KERNEL_PACKAGE = "linux-image-amd64"

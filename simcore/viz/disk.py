@@ -12,9 +12,9 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ..access import Mechanism
-from ..layout import Layout
-from ..mechanics import FourPhaseSeek
+from ..disk.access import Mechanism
+from ..disk.layout import Layout
+from ..disk.mechanics import FourPhaseSeek
 from ..records import Completed
 from .theme import COLORS, apply_theme, legend_below
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from ..interface import Mode
+from ..drive.interface import Mode
 from .theme import COLORS, apply_theme
 
 #: lanes of a timeline, top to bottom, and the kinds of interval drawn in each

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import trace_stats as ts
 from ..metrics import cdf
+from ..workloads import stats as ts
 from .theme import COLORS, apply_theme
 
 

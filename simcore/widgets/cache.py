@@ -12,11 +12,11 @@ from __future__ import annotations
 import ipywidgets as w
 import plotly.graph_objects as go
 
-from ..access import Mechanism
-from ..cache import POLICIES, CacheConfig
+from ..disk.access import Mechanism
+from ..disk.profiles import load_disk
+from ..drive.cache import POLICIES, CacheConfig
 from ..engine import run
 from ..experiments.interface import _streams_workload
-from ..profiles import load_disk
 from ..viz.theme import COLORS, apply_theme
 from .figure import FigureWidget, computing, fit_screen, set_traces
 

@@ -13,9 +13,9 @@ import ipywidgets as w
 import numpy as np
 import plotly.graph_objects as go
 
-from ..access import HeadState, Mechanism
-from ..mechanics import FourPhaseSeek
-from ..profiles import list_disks, load_disk
+from ..disk.access import HeadState, Mechanism
+from ..disk.mechanics import FourPhaseSeek
+from ..disk.profiles import list_disks, load_disk
 from ..viz.disk import (
     platter_traces,
     seek_curve_traces,

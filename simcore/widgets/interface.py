@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import ipywidgets as w
 
-from .. import host_io
-from ..interface import Port, mode
+from ..drive.interface import Port, mode
+from ..host import io as host_io
 from ..viz.interface import style_timeline, timeline_traces
 from ..viz.theme import apply_theme
 from .figure import FigureWidget, computing, fit_screen, set_traces

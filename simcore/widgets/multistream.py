@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import ipywidgets as w
 
-from ..access import Mechanism
-from ..cache import CacheConfig
-from ..dispatch import DispatchConfig
+from ..disk.access import Mechanism
+from ..disk.profiles import load_disk
+from ..drive.cache import CacheConfig
 from ..experiments.multistream import CLIENT_RTT_MS, DISK, disksim_cache
-from ..host_readahead import ReadaheadConfig
+from ..host.dispatch import DispatchConfig
+from ..host.readahead import ReadaheadConfig
 from ..multistream import run_streams
-from ..profiles import load_disk
 from ..viz.multistream import cliff_traces, style_cliff, style_timeline, timeline_traces
 from .figure import FigureWidget, computing, fit_screen, set_traces
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import ipywidgets as w
 import numpy as np
 
-from ..access import Mechanism
+from ..disk.access import Mechanism
+from ..disk.profiles import load_disk
 from ..experiments.seltzer import race
-from ..profiles import load_disk
 from ..sched import names
 from ..viz.scheduling import race_cdf_traces, race_path_traces, style_race_cdf, style_race_paths
 from .figure import FigureWidget, computing, fit_screen, set_traces

@@ -15,9 +15,7 @@ from pathlib import Path
 import ipywidgets as w
 import plotly.graph_objects as go
 
-from .. import trace_stats as ts
-from ..profiles import data_dir
-from ..traces import read_trace
+from ..disk.profiles import data_dir
 from ..viz.traces import (
     burst_cdf_traces,
     interarrival_cdf_traces,
@@ -26,7 +24,9 @@ from ..viz.traces import (
     style_interarrival,
     style_sizes,
 )
-from ..workloads_synth import database_like, email_like
+from ..workloads import stats as ts
+from ..workloads.synth import database_like, email_like
+from ..workloads.traces import read_trace
 from .figure import FigureWidget, computing, fit_screen, set_traces
 
 CAP = 80_418_240

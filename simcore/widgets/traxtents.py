@@ -16,7 +16,7 @@ import ipywidgets as w
 import numpy as np
 import plotly.graph_objects as go
 
-from ..access import HeadState, Mechanism
+from ..disk.access import HeadState, Mechanism
 from ..experiments.traxtents import efficiency_curve, mechanism
 from ..traxtents import (
     BUS_MODELS,

@@ -1,0 +1,336 @@
+"""One request's trip under the head: seek, rotational wait, media transfer.
+
+Pure arithmetic over the layout and the seek curve, with the platter angle a
+continuous function of simulated time. The drive process calls it once per
+request; schedulers call :meth:`Mechanism.positioning_ms` to compare
+candidates. Seeds: Gray 2000 §2.3-2.6; Schindler et al. 2002 §2.2 (head
+switches inside a transfer, zero-latency access); DiskSim's positioning rule
+``max(seek, head switch)`` and write settle on every non-zero move.
+
+Breakdown of a request (all ms): ``seek`` holds every arm move and head switch
+(also those inside a multi-track transfer), ``rotation`` every wait for a
+sector to come round (skew gaps included), ``transfer`` the time sectors pass
+under the head, ``interface`` the bus time that does not overlap the media.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .layout import SECTOR_BYTES, Layout
+from .mechanics import SeekCurve, seek_for
+from .profile import DiskProfile
+from .sectors import SectorFormat
+
+
+class Access(NamedTuple):
+    """The mechanical cost of one request and where the head ends up."""
+
+    seek_ms: float
+    rotation_ms: float
+    transfer_ms: float
+    interface_ms: float
+    end_ms: float
+    cylinder: int
+    surface: int
+
+
+class PlanPiece(NamedTuple):
+    """One track's part of a :class:`Plan`: where the head goes and when.
+
+    ``first`` indexes the plan's first sector on this track; the arm (or the
+    head switch) moves during ``[move_start_ms, move_end_ms)``, which cannot be
+    aborted; the head then waits and reads or writes until ``end_ms``.
+    """
+
+    first: int
+    move_start_ms: float
+    move_end_ms: float
+    end_ms: float
+    cylinder: int
+    surface: int
+    sector_ms: float
+
+
+class Plan(NamedTuple):
+    """A media access sector by sector: what a cache or a bus needs to overlap with it.
+
+    ``done_ms[k]`` is when the ``k``-th sector (in LBA order) is complete: read
+    into the buffer or written onto the platter. With zero-latency access the
+    sectors of the first track may come off the platter out of order; ``done_ms``
+    gives the time each is available *in LBA order* (a running maximum), which
+    is what a buffer handing data out in order can use. The totals equal
+    :meth:`Mechanism.access`'s for the same request.
+    """
+
+    done_ms: np.ndarray
+    pieces: list[PlanPiece]
+    seek_ms: float
+    rotation_ms: float
+    transfer_ms: float
+    end_ms: float
+    cylinder: int
+    surface: int
+
+
+class HeadState:
+    """Where the arm is. The angle is not stored: it follows from the clock."""
+
+    __slots__ = ("cylinder", "surface")
+
+    def __init__(self, cylinder: int = 0, surface: int = 0):
+        self.cylinder, self.surface = cylinder, surface
+
+
+class Mechanism:
+    """Seek, rotation and media transfer of one drive."""
+
+    def __init__(self, profile: DiskProfile, layout: Layout | None = None,
+                 seek: SeekCurve | None = None):
+        self.profile = profile
+        self.layout = layout or Layout(profile)
+        self.seek = seek or seek_for(profile)
+        self._seek_times = self.seek.times
+        self.rev_ms = profile.revolution_ms
+        self._zone_spt = [self.layout.sectors_per_track(z) for z in range(self.layout.zone_count)]
+        self.phase0 = profile.initial_angle % 1.0
+        self.head_switch_ms = profile.head_switch_ms
+        self.write_settle_ms = profile.write_settle_ms
+        self.zl_read = profile.zero_latency_reads
+        self.zl_write = profile.zero_latency_writes
+        rate = profile.interface_mb_s
+        self.bus_sector_ms = SECTOR_BYTES / (rate * 1000.0) if rate > 0 else 0.0
+        fmt = SectorFormat.of(profile)
+        self.format = fmt
+        self._fmt = None if fmt.plain and fmt.block == 1 else fmt  # Advanced Format (512e, 4Kn)
+
+    def angle_at(self, t_ms: float) -> float:
+        """Platter angle under the heads at time ``t_ms``, in revolutions."""
+        return (self.phase0 + t_ms / self.rev_ms) % 1.0
+
+    def move_ms(self, from_cyl: int, from_surface: int, to_cyl: int, to_surface: int,
+                is_write: bool) -> float:
+        """Arm and head-switch time between two tracks (DiskSim: the larger of the two)."""
+        t = self._seek_times[abs(to_cyl - from_cyl)]
+        if to_surface != from_surface and t < self.head_switch_ms:
+            t = self.head_switch_ms
+        if is_write and t > 0.0:
+            t += self.write_settle_ms
+            if t < 0.0:
+                t = 0.0
+        return t
+
+    def positioning_ms(self, lba: int, is_write: bool, now: float, head: HeadState) -> float:
+        """Seek plus rotational wait to the request's first sector, from the head's state now.
+
+        Schedulers compare these estimates, so they are made exact where the model is:
+        the wait is counted in sectors as :meth:`access` counts it (a head arriving on
+        the sector's edge waits nothing, not a revolution), and the sum is rounded to
+        :data:`~simcore.mechanics.TIME_RESOLUTION_MS`. Two candidates that hand
+        computation finds equal (40 + 50 and 90 ticks on the toy disk) then compare
+        equal, and the policy's tie rule (the oldest request) decides, not rounding noise.
+        """
+        addr = self.layout.locate(lba)
+        move = self.move_ms(head.cylinder, head.surface, addr.cylinder, addr.surface, is_write)
+        spt = self._zone_spt[addr.zone]
+        rev = self.rev_ms
+        pos = ((self.phase0 + (now + move) / rev) % 1.0) * spt
+        wait = (addr.sector - pos) % spt
+        if wait > spt - 1e-7:  # on the sector's edge: no lost turn (as in access)
+            wait = 0.0
+        return round((move + wait * (rev / spt)) * 1e9) / 1e9  # exact_ms, inlined for speed
+
+    def access(self, lba: int, sectors: int, is_write: bool, start_ms: float,
+               head: HeadState) -> Access:
+        """Serve ``sectors`` from ``lba`` starting at ``start_ms``; updates nothing.
+
+        On an Advanced Format drive (:mod:`simcore.sectors`) a 4Kn drive refuses a request
+        that splits a logical block, and a 512e drive serves a write that splits a physical
+        sector as a read-modify-write (:meth:`read_modify_write`).
+        """
+        if self._fmt is not None:
+            self._fmt.check(lba, sectors, self.profile.id)
+            if is_write and not self._fmt.is_aligned(lba, sectors):
+                return self.read_modify_write(lba, sectors, start_ms, head)[0]
+        rev = self.rev_ms
+        zero_latency = self.zl_write if is_write else self.zl_read
+        t = start_ms
+        cyl, surface = head.cylinder, head.surface
+        seek_total = rot_total = xfer_total = 0.0
+        b = self.bus_sector_ms
+        bus_end = 0.0  # reads: when the bus has sent everything, in LBA order
+        done = 0  # sectors of the request before this piece
+        for piece in self.layout.pieces(lba, sectors):
+            move = self.move_ms(cyl, surface, piece.cylinder, piece.surface, is_write)
+            t += move
+            seek_total += move
+            cyl, surface = piece.cylinder, piece.surface
+            spt = piece.sectors_per_track
+            st = rev / spt
+            pos = ((self.phase0 + t / rev) % 1.0) * spt  # sectors past the index mark
+            first, span = piece.first_sector, piece.span
+            if zero_latency:
+                boundary = math.ceil(pos - 1e-9)
+                wait = (boundary - pos) * st
+                q = boundary % spt
+                off = (q - first) % spt
+                if 0 < off < span:  # landed inside the run: one revolution reads it all
+                    elapsed = wait + spt * st
+                    # sectors off.. are read first, 0..off-1 last: two runs in LBA order
+                    runs = ((off, span, t + wait + st), (0, off, t + wait + (spt - off + 1) * st))
+                else:
+                    gap = ((first - q) % spt) * st
+                    elapsed = wait + gap + span * st
+                    runs = ((0, span, t + wait + gap + st),)
+            else:
+                wait = ((first - pos) % spt) * st
+                if wait > (spt - 1e-7) * st:  # arrived on the sector's edge: no lost turn
+                    wait = 0.0
+                elapsed = wait + span * st
+                runs = ((0, span, t + wait + st),)
+            if b and not is_write:
+                # the bus sends sector i no earlier than it is read and after sector i-1, so it
+                # ends at max_i(avail_i + (n - i) b); along a run that is linear in i, so the
+                # ends of each run decide it (slipped gaps inside a piece are ignored)
+                for k0, k1, avail0 in runs:
+                    last = min(k1, piece.count) - 1
+                    if last < k0:
+                        continue
+                    i0, i1 = done + k0, done + last
+                    bus_end = max(bus_end, avail0 + (sectors - i0) * b,
+                                  avail0 + (last - k0) * st + (sectors - i1) * b)
+            transfer = span * st
+            rot_total += elapsed - transfer
+            xfer_total += transfer
+            done += piece.count
+            t += elapsed
+        # writes: the data crosses the bus while the arm moves and the media waits for it;
+        # reads: the data leaves the buffer in LBA order, no sector before it is read
+        interface = 0.0
+        if b:
+            interface = max(0.0, sectors * b - (t - start_ms)) if is_write else max(b, bus_end - t)
+        return Access(seek_total, rot_total, xfer_total, interface, t + interface, cyl, surface)
+
+    def plan(self, lba: int, sectors: int, is_write: bool, start_ms: float,
+             head: HeadState, zero_latency: bool | None = None,
+             min_move_ms: float = 0.0) -> Plan:
+        """Like :meth:`access`, but sector by sector and without the bus (for caches).
+
+        A head already sitting just before ``lba`` (a stream that continues)
+        reads on without waiting: a wait within a millionth of a sector of a
+        full revolution counts as none, so rounding never costs a revolution.
+        ``min_move_ms`` is the least time before the first sector may be reached
+        (the firmware's minimum seek delay; see ``Overheads.min_write_seek_ms``).
+        """
+        if self._fmt is not None:
+            self._fmt.check(lba, sectors, self.profile.id)
+            if is_write and not self._fmt.is_aligned(lba, sectors):
+                return self._rmw_plan(lba, sectors, start_ms, head, zero_latency)
+        rev = self.rev_ms
+        if zero_latency is None:
+            zero_latency = self.zl_write if is_write else self.zl_read
+        t = start_ms
+        cyl, surface = head.cylinder, head.surface
+        seek_total = rot_total = xfer_total = 0.0
+        done = np.empty(sectors)
+        pieces: list[PlanPiece] = []
+        k = 0
+        for piece in self.layout.pieces(lba, sectors):
+            move = self.move_ms(cyl, surface, piece.cylinder, piece.surface, is_write)
+            if min_move_ms and k == 0 and move < min_move_ms:
+                move = min_move_ms
+            move_start = t
+            t += move
+            seek_total += move
+            cyl, surface = piece.cylinder, piece.surface
+            spt = piece.sectors_per_track
+            st = rev / spt
+            pos = ((self.phase0 + t / rev) % 1.0) * spt
+            first, span, count = piece.first_sector, piece.span, piece.count
+            step = st * span / count  # slipped sectors inside the piece spread evenly
+            idx = np.arange(1, count + 1, dtype=float)
+            off = 0
+            if zero_latency:  # start at the next sector boundary, whichever sector it is
+                boundary = math.ceil(pos - 1e-6)
+                wait = max(0.0, boundary - pos) * st
+                off = (boundary % spt - first) % spt
+                if not 0 < off < span:
+                    off = 0
+                    wait += ((first - boundary) % spt) * st
+            else:
+                r = (first - pos) % spt
+                wait = (0.0 if r > spt - 1e-6 else r) * st
+            if off:  # landed inside the run: read its tail first, then wrap to its head
+                elapsed = wait + spt * st
+                t_run = t + wait + (spt - off) * st  # when the run's first sector comes round
+                n_head = min(count, round(off * count / span))
+                done[k:k + n_head] = t_run + idx[:n_head] * step
+                done[k + n_head:k + count] = t_run + n_head * step
+            else:
+                done[k:k + count] = t + wait + idx * step
+                elapsed = wait + span * st
+            transfer = span * st
+            rot_total += elapsed - transfer
+            xfer_total += transfer
+            pieces.append(PlanPiece(k, move_start, t, t + elapsed, cyl, surface, step))
+            t += elapsed
+            k += count
+        np.maximum.accumulate(done, out=done)
+        return Plan(done, pieces, seek_total, rot_total, xfer_total, t, cyl, surface)
+
+    # -- Advanced Format: the read-modify-write of a 512e drive --------------------------
+
+    def read_modify_write(self, lba: int, sectors: int, start_ms: float, head: HeadState
+                          ) -> tuple[Access, float, HeadState]:
+        """A write that splits physical sectors: read the partial ones, then write them whole.
+
+        The drive reads the physical sector at each partial end (one read when they are the
+        same or adjacent sectors), merges the host's data in its buffer, and writes the whole
+        span of physical sectors ``[p0, p1)``. The write waits for ``p0`` to come round
+        again, so on one track the cost is one revolution more than writing ``[p0, p1)``
+        (Western Digital's *Advanced Format White Paper*: "512-byte write
+        (read-modify-write)"). The reads' seek, rotation and transfer are added to the
+        write's. Returns the Access, when the reads end, and where the head is then.
+        """
+        fmt = self._fmt
+        p0, p1 = fmt.extent(lba, sectors)
+        p1 = min(p1, self.layout.capacity)
+        t = start_ms
+        h = HeadState(head.cylinder, head.surface)
+        seek = rot = xfer = 0.0
+        for s0, n in fmt.partial_reads(lba, sectors):
+            n = min(n, self.layout.capacity - s0)
+            a = self.access(s0, n, False, t, h)
+            seek, rot, xfer = seek + a.seek_ms, rot + a.rotation_ms, xfer + a.transfer_ms
+            t = a.end_ms - a.interface_ms  # the sector is in the drive's buffer: no bus
+            h = HeadState(a.cylinder, a.surface)
+        reads_end, after_reads = t, HeadState(h.cylinder, h.surface)
+        w = self.access(p0, p1 - p0, True, t, h)
+        media_end = w.end_ms - w.interface_ms
+        b = self.bus_sector_ms
+        iface = max(0.0, sectors * b - (media_end - start_ms)) if b else 0.0
+        acc = Access(seek + w.seek_ms, rot + w.rotation_ms, xfer + w.transfer_ms, iface,
+                     media_end + iface, w.cylinder, w.surface)
+        return acc, reads_end, after_reads
+
+    def _rmw_plan(self, lba: int, sectors: int, start_ms: float, head: HeadState,
+                  zero_latency: bool | None) -> Plan:
+        """:meth:`plan` for a read-modify-write: the reads are part of the first uncancellable
+        move, and ``done_ms`` holds the host's sectors' times in the whole-sector write."""
+        acc, reads_end, after = self.read_modify_write(lba, sectors, start_ms, head)
+        p0, p1 = self._fmt.extent(lba, sectors)
+        p1 = min(p1, self.layout.capacity)
+        wp = self.plan(p0, p1 - p0, True, reads_end, after, zero_latency)
+        k0 = lba - p0
+        bounds = [p.first for p in wp.pieces] + [p1 - p0]
+        pieces: list[PlanPiece] = []
+        for p, end in zip(wp.pieces, bounds[1:], strict=False):
+            if end <= k0 or p.first >= k0 + sectors:
+                continue
+            pieces.append(p._replace(first=max(0, p.first - k0)))
+        pieces[0] = pieces[0]._replace(first=0, move_start_ms=start_ms)
+        return Plan(wp.done_ms[k0:k0 + sectors].copy(), pieces, acc.seek_ms, acc.rotation_ms,
+                    acc.transfer_ms, wp.end_ms, wp.cylinder, wp.surface)

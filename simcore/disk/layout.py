@@ -1,0 +1,300 @@
+"""Where every sector lives: zones, the LBA map, skews, spares and slips.
+
+Seeds: Gray 2000 §2.2 and §2.5 (zoned recording, skew); Schindler et al. 2002
+§3.1 and Figure 2 (the LBN map, slipping, head switches); DiskSim's
+``dm_layout_g1`` (conventional and serpentine mappings, spares at zone end).
+
+Conventions: LBA 0 is on the outermost cylinder. Inside a zone, physical
+*slots* are numbered in mapping order (track by track). The first logical
+sector of track ``t`` sits ``offset(t)`` physical sectors after the index mark,
+where each head switch before it adds the track skew and each cylinder switch
+the cylinder skew. Angles are fractions of a revolution in ``[0, 1)``.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from ..errors import RequestError
+from .profile import DiskProfile, Zone
+
+SECTOR_BYTES = 512
+
+
+class PhysicalAddress(NamedTuple):
+    """Where one logical sector is: cylinder, surface, physical sector and angle."""
+
+    cylinder: int
+    surface: int
+    sector: int
+    angle: float
+    zone: int
+
+
+class TrackPiece(NamedTuple):
+    """The part of a request that lies on one track.
+
+    ``span`` counts physical sectors the head passes over (slipped sectors
+    inside the piece included); ``count`` counts the logical sectors moved.
+    """
+
+    cylinder: int
+    surface: int
+    first_sector: int
+    span: int
+    count: int
+    sectors_per_track: int
+
+
+class _ZoneMap:
+    """One zone's precomputed numbers; the hot path reads these attributes.
+
+    The zone's physical slots fall into sparing groups of ``group`` slots
+    (the whole zone unless the profile sets ``spare_group``); each full group
+    ends in ``spares`` spare slots, so it holds ``usable`` logical sectors.
+    Logical position ``raw = rel + empty_front`` is the ``raw % usable``-th
+    good slot of group ``raw // usable``; slips inside a group push the
+    sectors after them along (DiskSim's ``dm_layout_g1`` sparing schemes).
+    """
+
+    __slots__ = (
+        "cyl0",
+        "cyl_skew",
+        "dead",
+        "first_lba",
+        "first_offset",
+        "full_groups",
+        "group",
+        "group_slips",
+        "index",
+        "lba_count",
+        "moved_from",
+        "moved_to",
+        "serpentine",
+        "simple",
+        "slips",
+        "spt",
+        "surfaces",
+        "track_skew",
+        "tracks",
+        "usable",
+    )
+
+    def __init__(self, index: int, zone: Zone, surfaces: int, first_lba: int, serpentine: bool):
+        self.index = index
+        self.cyl0 = zone.first_cylinder
+        self.spt = zone.sectors_per_track
+        self.surfaces = surfaces
+        self.track_skew = zone.track_skew
+        self.cyl_skew = zone.cylinder_skew
+        self.first_offset = zone.first_offset
+        self.serpentine = serpentine
+        self.slips = tuple(sorted(zone.slips))
+        self.tracks = zone.cylinders * surfaces
+        slots = self.tracks * self.spt
+        self.dead = zone.empty_front
+        self.group = zone.spare_group if 0 < zone.spare_group < slots else slots
+        self.full_groups, tail = divmod(slots, self.group)
+        self.usable = self.group - zone.spares
+        groups: dict[int, list[int]] = {}
+        for s in self.slips:
+            g, within = divmod(s, self.group)
+            groups.setdefault(g, []).append(within)
+        self.group_slips = {g: tuple(v) for g, v in groups.items()}
+        if self.group == slots:  # whole-zone sparing: slips beyond the spares shorten the zone
+            good = slots - max(zone.spares, len(self.slips))
+        else:
+            good = self.full_groups * self.usable + tail - len(self.group_slips.get(
+                self.full_groups, ()))
+        self.lba_count = good - self.dead
+        self.moved_to = dict(zone.remaps)
+        self.moved_from = {new: old for old, new in zone.remaps}
+        self.simple = not (self.slips or self.dead or self.group != slots or self.moved_to)
+        self.first_lba = first_lba
+
+    def slot_of(self, rel: int) -> int:
+        """Physical slot (zone-relative, mapping order) of zone-relative LBA ``rel``."""
+        g, slot = divmod(rel + self.dead, self.usable)
+        for s in self.group_slips.get(g, ()):
+            if s <= slot:
+                slot += 1
+            else:
+                break
+        slot += g * self.group
+        return self.moved_to.get(slot, slot) if self.moved_to else slot
+
+    def rel_of_slot(self, slot: int) -> int | None:
+        """Zone-relative LBA stored in ``slot``, or None (spare, slipped or remapped away)."""
+        if self.moved_to:
+            if slot in self.moved_to:
+                return None
+            slot = self.moved_from.get(slot, slot)
+        g, within = divmod(slot, self.group)
+        slips = self.group_slips.get(g, ())
+        if within in slips:
+            return None
+        good = within - bisect_right(slips, within)
+        if good >= self.usable:
+            return None
+        rel = g * self.usable + good - self.dead
+        return rel if 0 <= rel < self.lba_count else None
+
+    def track_geometry(self, track: int) -> tuple[int, int, int]:
+        """(cylinder, surface, physical offset of the track's first logical sector)."""
+        cyl_off, within = divmod(track, self.surfaces)
+        surface = self.surfaces - 1 - within if (self.serpentine and cyl_off & 1) else within
+        offset = (
+            self.first_offset + (track - cyl_off) * self.track_skew + cyl_off * self.cyl_skew
+        ) % self.spt
+        return self.cyl0 + cyl_off, surface, offset
+
+
+class Layout:
+    """The LBA <-> physical map of one drive, built from its profile."""
+
+    def __init__(self, profile: DiskProfile):
+        self.profile = profile
+        self.surfaces = profile.surfaces
+        serpentine = profile.mapping == "serpentine"
+        self._zones: list[_ZoneMap] = []
+        lba = 0
+        for i, zone in enumerate(profile.zones):
+            zm = _ZoneMap(i, zone, profile.surfaces, lba, serpentine)
+            self._zones.append(zm)
+            lba += zm.lba_count
+        self.capacity = lba
+        self._zone_starts = [z.first_lba for z in self._zones]
+        # zone index per cylinder, for physical look-ups; -1 on unused cylinders between zones
+        self._cyl_zone: list[int] = []
+        for zm, zone in zip(self._zones, profile.zones, strict=True):
+            self._cyl_zone.extend([-1] * (zone.first_cylinder - len(self._cyl_zone)))
+            self._cyl_zone.extend([zm.index] * zone.cylinders)
+        self.cylinders = len(self._cyl_zone)
+        self.simple = all(zm.simple for zm in self._zones)
+
+    # -- zones -------------------------------------------------------------
+    @property
+    def zone_count(self) -> int:
+        return len(self._zones)
+
+    def zone_of(self, lba: int) -> int:
+        """Index of the zone holding ``lba``."""
+        self._check(lba)
+        return bisect_right(self._zone_starts, lba) - 1
+
+    def zone_lba_range(self, zone: int) -> tuple[int, int]:
+        """First LBA and one past the last LBA of a zone."""
+        zm = self._zones[zone]
+        return zm.first_lba, zm.first_lba + zm.lba_count
+
+    def sectors_per_track(self, zone: int) -> int:
+        return self._zones[zone].spt
+
+    def media_rate_mb_s(self, zone: int) -> float:
+        """Raw media rate under the head in MB/s (10^6 B/s): spt x 512 B per revolution."""
+        return self._zones[zone].spt * SECTOR_BYTES / (self.profile.revolution_ms * 1000.0)
+
+    # -- the map -----------------------------------------------------------
+    def _check(self, lba: int) -> None:
+        if not 0 <= lba < self.capacity:
+            raise RequestError(
+                f"LBA {lba} is outside the disk '{self.profile.id}' "
+                f"(valid LBAs are 0..{self.capacity - 1})"
+            )
+
+    def _zone_slot(self, lba: int) -> tuple[_ZoneMap, int]:
+        zm = self._zones[bisect_right(self._zone_starts, lba) - 1]
+        rel = lba - zm.first_lba
+        return zm, (rel if zm.simple else zm.slot_of(rel))
+
+    def locate(self, lba: int) -> PhysicalAddress:
+        """Physical address of one logical sector."""
+        self._check(lba)
+        zm, slot = self._zone_slot(lba)
+        track, k = divmod(slot, zm.spt)
+        cyl, surface, offset = zm.track_geometry(track)
+        sector = (offset + k) % zm.spt
+        return PhysicalAddress(cyl, surface, sector, sector / zm.spt, zm.index)
+
+    def lba_at(self, cylinder: int, surface: int, sector: int) -> int | None:
+        """The LBA stored at a physical sector, or None for a spare or slipped sector."""
+        if not 0 <= cylinder < self.cylinders or not 0 <= surface < self.surfaces:
+            return None
+        zi = self._cyl_zone[cylinder]
+        if zi < 0:
+            return None
+        zm = self._zones[zi]
+        if not 0 <= sector < zm.spt:
+            return None
+        cyl_off = cylinder - zm.cyl0
+        within = self.surfaces - 1 - surface if (zm.serpentine and cyl_off & 1) else surface
+        track = cyl_off * self.surfaces + within
+        offset = zm.track_geometry(track)[2]
+        slot = track * zm.spt + (sector - offset) % zm.spt
+        rel = zm.rel_of_slot(slot)
+        return None if rel is None else zm.first_lba + rel
+
+    def cylinder_of(self, lba: int) -> int:
+        zm, slot = self._zone_slot(lba)
+        return zm.cyl0 + (slot // zm.spt) // zm.surfaces
+
+    def track_extent(self, lba: int) -> tuple[int, int]:
+        """First LBA of the track holding ``lba`` and how many LBAs that track holds."""
+        self._check(lba)
+        zm, slot = self._zone_slot(lba)
+        track = slot // zm.spt
+        first = last = None
+        for s in range(track * zm.spt, (track + 1) * zm.spt):
+            rel = zm.rel_of_slot(s)
+            if rel is not None:
+                first = rel if first is None else first
+                last = rel
+        assert first is not None and last is not None
+        return zm.first_lba + first, last - first + 1
+
+    def track_boundaries(self) -> Iterator[int]:
+        """First LBA of every track that holds data, in order."""
+        for zm in self._zones:
+            for track in range(zm.tracks):
+                for s in range(track * zm.spt, (track + 1) * zm.spt):
+                    rel = zm.rel_of_slot(s)
+                    if rel is not None:
+                        yield zm.first_lba + rel
+                        break
+
+    def pieces(self, lba: int, sectors: int) -> list[TrackPiece]:
+        """Split a request into the track pieces the head reads in order."""
+        if sectors <= 0:
+            raise RequestError(f"a request must move at least one sector (got {sectors})")
+        self._check(lba)
+        self._check(lba + sectors - 1)
+        out: list[TrackPiece] = []
+        remaining = sectors
+        while remaining:
+            zi = bisect_right(self._zone_starts, lba) - 1
+            zm = self._zones[zi]
+            rel = lba - zm.first_lba
+            slot = rel if zm.simple else zm.slot_of(rel)
+            track, k = divmod(slot, zm.spt)
+            # LBAs left on this track: the slots to the track end minus slips among them.
+            track_end_slot = (track + 1) * zm.spt
+            in_zone = zm.lba_count - rel
+            if not zm.simple:
+                end_rel = zm.rel_of_slot(track_end_slot - 1)
+                while end_rel is None and track_end_slot - 1 > slot:
+                    track_end_slot -= 1
+                    end_rel = zm.rel_of_slot(track_end_slot - 1)
+                on_track = (end_rel - rel + 1) if end_rel is not None else 1
+            else:
+                on_track = track_end_slot - slot
+            count = min(remaining, on_track, in_zone)
+            last_slot = slot + count - 1 if zm.simple else zm.slot_of(rel + count - 1)
+            cyl, surface, offset = zm.track_geometry(track)
+            out.append(
+                TrackPiece(cyl, surface, (offset + k) % zm.spt, last_slot - slot + 1, count, zm.spt)
+            )
+            lba += count
+            remaining -= count
+        return out

@@ -1,0 +1,216 @@
+"""Disk profiles: frozen records of a drive's published parameters.
+
+A profile is plain data (one TOML file in ``data/disks/``). It says what the
+drive is, where every number comes from and which numbers are assumed. The
+loader in :mod:`simcore.profiles` validates it; the layout and mechanics
+modules turn it into a working model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Mapping = Literal["conventional", "serpentine"]
+
+
+@dataclass(frozen=True)
+class Zone:
+    """A band of adjacent cylinders whose tracks hold the same number of sectors.
+
+    ``slips`` are zone-relative physical slots (in mapping order) that hold a
+    defective sector: the LBA sequence skips them. Spare sectors sit at the end
+    of each *sparing group*: the whole zone by default (DiskSim's sparing
+    scheme 9), or every ``spare_group`` slots when that is set (one track for
+    scheme 3, ``Rangesize for sparing`` cylinders for scheme 8; a trailing
+    partial group keeps no spares, as in DiskSim). A slip consumes a spare of
+    its own group; with whole-zone sparing, more slips than spares shorten the
+    zone. ``empty_front`` logical positions at the zone's start hold no data
+    (DiskSim's "Empty space at zone front"). ``remaps`` pairs a defective slot
+    with the spare slot its sector was moved to (DiskSim's ``defects``).
+    """
+
+    first_cylinder: int
+    last_cylinder: int
+    sectors_per_track: int
+    track_skew: int
+    cylinder_skew: int
+    first_offset: int = 0
+    spares: int = 0
+    slips: tuple[int, ...] = ()
+    spare_group: int = 0
+    empty_front: int = 0
+    remaps: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def cylinders(self) -> int:
+        return self.last_cylinder - self.first_cylinder + 1
+
+
+@dataclass(frozen=True)
+class SeekSpec:
+    """How to build the seek curve.
+
+    ``model`` is one of ``four-phase`` (physics: accelerate, coast, decelerate,
+    settle), ``three-point`` (Ruemmler-Wilkes shape through single, average and
+    full-stroke times), ``table`` (measured distance/time pairs) or ``linear``.
+    """
+
+    model: Literal["four-phase", "three-point", "table", "linear"]
+    single_ms: float = 0.0
+    average_ms: float = 0.0
+    full_ms: float = 0.0
+    settle_ms: float | None = None
+    accel_cyl_per_ms2: float | None = None
+    max_speed_cyl_per_ms: float | None = None
+    base_ms: float = 0.0
+    per_cylinder_ms: float = 0.0
+    table: tuple[tuple[int, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class Overheads:
+    """Firmware command overheads in ms, charged before any mechanical work.
+
+    A drive's firmware takes longer to set up a command whose type differs from
+    the one before (DiskSim's "... over. after read" / "after write" pairs,
+    extracted from real drives by DIXtrac): ``read_*`` and ``completion_ms``
+    apply after a read, ``write_ms`` after a write; the ``*_after_*`` fields,
+    when given, apply when the type changes. ``write_completion_ms`` ends a write
+    (``completion_ms`` when unset).
+    """
+
+    read_miss_ms: float = 0.0
+    read_hit_ms: float = 0.0
+    write_ms: float = 0.0
+    completion_ms: float = 0.0
+    read_miss_after_write_ms: float | None = None
+    read_hit_after_write_ms: float | None = None
+    write_after_read_ms: float | None = None
+    write_completion_ms: float | None = None
+    random_write_setup_ms: float | None = None
+    """A write that follows a write it does not continue: time before the arm moves
+    (DiskSim's "extra write disconnect": extradisc command overhead + seek delta)."""
+    random_write_data_ms: float | None = None
+    """... and before its data starts to cross the bus (the drive disconnects first:
+    extradisc command + disconnect overhead + inter-disconnect delay)."""
+    min_write_seek_ms: float = 0.0
+    """The least time from a write's command set-up to the start of its media transfer's
+    positioning, even with the arm already on the track (DiskSim's "Minimum seek delay",
+    extracted for the HP C2247; it applies to every write that does not continue a write
+    stream the drive is writing at that moment)."""
+
+    def read_miss(self, after_write: bool) -> float:
+        v = self.read_miss_after_write_ms
+        return v if after_write and v is not None else self.read_miss_ms
+
+    def read_hit(self, after_write: bool) -> float:
+        v = self.read_hit_after_write_ms
+        return v if after_write and v is not None else self.read_hit_ms
+
+    def write(self, after_write: bool) -> float:
+        v = self.write_after_read_ms
+        return v if not after_write and v is not None else self.write_ms
+
+    def completion(self, is_write: bool) -> float:
+        v = self.write_completion_ms
+        return v if is_write and v is not None else self.completion_ms
+
+
+@dataclass(frozen=True)
+class CacheSpec:
+    """The drive's buffer as the profile describes it (used by the cache model)."""
+
+    size_kib: int = 0
+    segments: int = 1
+    read_ahead: str = "none"
+    max_read_ahead_kib: int = 0
+    write_back: bool = False
+    min_read_ahead_kib: int = 0
+    adaptive: bool = False
+    read_hits_on_write_data: bool = True
+    """False: data the host wrote is not served back to reads from the buffer, before or
+    after it reaches the platter (DiskSim's "Allow read hits on write data" = 0, as
+    extracted for the IBM Ultrastar 18ES)."""
+    read_ahead_over_requested: bool = False
+    """True: after a miss the read-ahead may fill the whole segment, pushing out the
+    request's own data (already sent to the host); False: the segment keeps the request
+    and reads ahead only into the room left (DiskSim's "Read-ahead over requested")."""
+    read_ahead_on_hit: bool = False
+    """True: a read served wholly from the buffer while the drive is idle starts a
+    read-ahead from the segment's end (DiskSim's "Read-ahead on idle hit")."""
+
+
+@dataclass(frozen=True)
+class SmrSpec:
+    """Shingled recording, as the profile's ``[firmware.smr]`` table describes it.
+
+    ``kind`` is ``drive-managed`` (the drive hides the shingles behind a translation layer: a
+    persistent media cache of ``media_cache_mib`` at the outer edge takes writes as a log, and
+    bands of ``band_mib`` are rewritten whole when they are cleaned, after
+    ``idle_clean_ms`` of idleness or when the cache is full; Aghayev & Desnoyers 2015) or
+    ``host-managed`` (zones of ``zone_mib`` with write pointers, the first
+    ``conventional_zones`` of them conventional; ZBC/ZAC and the Linux zoned block device
+    model). See :mod:`simcore.smr`.
+    """
+
+    kind: Literal["drive-managed", "host-managed"]
+    media_cache_mib: float = 0.0
+    band_mib: float = 0.0
+    idle_clean_ms: float = 0.0
+    zone_mib: float = 0.0
+    conventional_zones: int = 0
+
+
+@dataclass(frozen=True)
+class DiskProfile:
+    """Everything the simulator needs to know about one drive."""
+
+    id: str
+    name: str
+    rpm: float
+    surfaces: int
+    zones: tuple[Zone, ...]
+    seek: SeekSpec
+    head_switch_ms: float
+    write_settle_ms: float = 0.0
+    mapping: Mapping = "conventional"
+    zero_latency_reads: bool = False
+    zero_latency_writes: bool = False
+    interface: str = "ideal"
+    interface_mb_s: float = 0.0
+    interface_write_mb_s: float = 0.0
+    """The interface rate for writes where it differs (DiskSim's bus "Write block transfer
+    time"); 0 means the same as ``interface_mb_s``."""
+    read_watermark: float = 0.0
+    """Fraction of a read that must be in the buffer before the drive starts sending it to the
+    host (DiskSim's "High (read) water mark", set by request size): 0 sends as soon as the
+    bus can keep up with the media, 1 stores the whole request first."""
+    overheads: Overheads = field(default_factory=Overheads)
+    cache: CacheSpec = field(default_factory=CacheSpec)
+    logical_sector_bytes: int = 512
+    """The block the host addresses (512 on 512n and 512e drives, 4096 on 4Kn)."""
+    physical_sector_bytes: int = 512
+    """The block the drive writes, with its ECC (4096 on Advanced Format drives); a write
+    that covers part of one costs a read-modify-write (:mod:`simcore.sectors`)."""
+    lowest_aligned_lba: int = 0
+    """The first 512-byte LBA at the start of a physical sector (SCSI READ CAPACITY(16)'s
+    LOWEST ALIGNED LOGICAL BLOCK ADDRESS; 7 on the old "jumpered" drives that made LBA 63
+    aligned)."""
+    smr: SmrSpec | None = None
+    initial_cylinder: int = 0
+    initial_angle: float = 0.0
+    time_unit: str = "ms"
+    year: int | None = None
+    source: str = ""
+    assumed: tuple[str, ...] = ()
+    notes: str = ""
+    path: str = ""
+
+    @property
+    def revolution_ms(self) -> float:
+        return 60_000.0 / self.rpm
+
+    @property
+    def cylinders(self) -> int:
+        return self.zones[-1].last_cylinder + 1

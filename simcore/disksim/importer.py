@@ -1,0 +1,1087 @@
+"""Import a DiskSim 4.0 disk model into a simcore profile (TOML).
+
+DiskSim's validated drive models (extracted from real drives by DIXtrac) are
+the field's main public source of drive parameters. This module reads one
+(``.parv``, ``.diskspecs`` or ``.model``, with the ``.seek`` file it names)
+and writes the TOML profile :func:`simcore.load_disk` reads. The formats are
+described in our own words in ``shared/notes/disksim-formats.md``; no DiskSim
+code is used.
+
+What maps, and how (see also ``data/disksim/README.md``):
+
+- layout (``dm_layout_g1``): zones with cylinders, sectors per track, offset
+  of the first block, track and cylinder skews (sectors, truncated as DiskSim
+  does, or revolutions, rounded to whole sectors); mapping scheme 0
+  (conventional) and 1 (serpentine restarting in each zone; scheme 2 where it
+  is the same map); sparing schemes 0, 1, 7, 9 and 10 with their slips (and
+  any other scheme when a model has no spares and no slips); empty space at a
+  zone's front becomes slipped sectors there. Remapped defects are not
+  modelled (warned).
+- mechanics (``dm_mech_g1``): ``extracted`` seek curves become a ``table``;
+  ``hpl``, ``hplplus10`` and ``curve`` are sampled into a table (within 1 us);
+  ``linear`` joins single, average and full-stroke times; ``constant`` is a
+  flat ``linear`` curve. Head switch, write settle and RPM carry over.
+- firmware (``disksim_disk``): overheads (times ``Time scale for
+  overheads``), segments and read-ahead, zero-latency access, write-back; the
+  per-block interface time is the largest of the disk's, the buses' and the
+  controllers' on the disk's path, turned into a rate in MB/s.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..disk.layout import Layout
+from ..disk.profiles import profile_from_dict
+from ..errors import ProfileError
+from .parse import Block, Document, Param, PList, parse_file, syntax_error
+
+SEEK_TOLERANCE_MS = 0.001
+"""Largest difference allowed when an analytic DiskSim seek curve is sampled into a table."""
+
+SPARING_SCHEMES = {
+    0: "no spare sectors",
+    1: "spare tracks at the end of each zone",
+    2: "spare sectors at the end of each cylinder",
+    3: "spare sectors at the end of each track",
+    4: "spare sectors at the end of each cylinder, slips to the end of the disk",
+    5: "spare sectors at the front of each cylinder",
+    6: "spare sectors at the front of each cylinder, slips to the end of the disk",
+    7: "spare sectors at the end of the disk",
+    8: "spare sectors at the end of each range of cylinders",
+    9: "spare sectors at the end of each zone",
+    10: "spare sectors at the end of each zone, slips to the end of the disk",
+}
+IMPORTED_SPARING = (0, 1, 3, 7, 8, 9, 10)
+READ_AHEAD = {0: "none", 1: "track", 2: "cylinder", 3: "segment", 4: "track"}
+SCHEDULERS = {1: ("FCFS", "fcfs"), 2: ("elevator by LBN", None), 3: ("C-LOOK by LBN", None),
+              4: ("SSTF by LBN", "sstf"), 8: ("SPTF", None)}
+
+# Parameters read from each block; anything else in these blocks is reported.
+_DM_DISK = {"Block count", "Number of data surfaces", "Number of cylinders", "Mechanical Model",
+            "Layout Model"}
+_MECH = {"Access time type", "Constant access time", "Seek type", "Average seek time",
+         "Constant seek time", "Single cylinder seek time", "Full strobe seek time",
+         "Full seek curve", "Add. write settling delay", "Head switch time",
+         "Rotation speed (in rpms)", "Percent error in rpms", "First ten seek times",
+         "HPL seek equation values"}
+_LAYOUT = {"LBN-to-PBN mapping scheme", "Sparing scheme used", "Rangesize for sparing",
+           "Skew units", "Zones"}
+_ZONE = {"First cylinder number", "Last cylinder number", "Blocks per track",
+         "Offset of first block", "Skew units", "Empty space at zone front",
+         "Skew for track switch", "Skew for cylinder switch", "Number of spares", "slips",
+         "defects"}
+_OVERHEADS = ("Read hit over. after read", "Read hit over. after write",
+              "Read miss over. after read", "Read miss over. after write",
+              "Write hit over. after read", "Write hit over. after write",
+              "Write miss over. after read", "Write miss over. after write",
+              "Read completion overhead", "Write completion overhead")
+_DISK = {"Model", "Scheduler", "Max queue length", "Bulk sector transfer time",
+         "Segment size (in blks)", "Number of buffer segments", "Per-request overhead time",
+         "Time scale for overheads", "Enable caching in buffer", "Buffer continuous read",
+         "Maximum read-ahead (blks)", "Fast write level", "Immediate buffer read",
+         "Immediate buffer write", "High (read) water mark", "Set watermark by reqsize",
+         "Extra write disconnect", "Extradisc command overhead", "Extradisc disconnect overhead",
+         "Extradisc inter-disconnect delay", "Extradisc seek delta", "Minimum seek delay",
+         "Allow read hits on write data", "Read-ahead over requested", "Read-ahead on idle hit",
+         *_OVERHEADS}
+# DiskSim knobs simcore does not model: reported when set to anything but 0.
+_DISK_NOT_MODELLED = {
+    "Hold bus entire read xfer", "Hold bus entire write xfer", "Allow almost read hits",
+    "Allow sneaky full read hits", "Allow sneaky partial read hits",
+    "Allow sneaky intermediate read hits",
+    "Allow write prebuffering", "Preseeking level", "Never disconnect",
+    "Maximum number of write segments", "Use separate write segment", "Low (write) water mark",
+    "Minimum read-ahead (blks)", "Read any free blocks",
+    "Combine seq writes", "Stop prefetch in sector", "Disconnect write if seek",
+    "Write hit stop prefetch", "Read directly to buffer", "Immed transfer partial hit",
+    "Data preparation overhead", "First reselect overhead", "Other reselect overhead",
+    "Read disconnect afterread", "Read disconnect afterwrite", "Write disconnect overhead",
+    "Extradisc 2nd disconnect overhead",
+}
+# Knobs with no effect on a drive's timing: never reported.
+_HARMLESS = {"Print stats", "Avg sectors per cylinder", "Calc sector by sector"}
+
+
+@dataclass
+class Imported:
+    """The result of an import: the profile (as TOML text and as a dict) and the warnings."""
+
+    disk: str
+    profile: dict[str, Any]
+    toml: str
+    warnings: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+
+def import_disksim(path: str | Path, disk: str | None = None) -> Imported:
+    """Read a DiskSim model and build a simcore profile from it.
+
+    ``disk`` picks one ``disksim_disk`` (by its name or an instance name) when
+    the file defines several. Raises :class:`ProfileError` naming the DiskSim
+    file, line and parameter on anything it cannot import.
+    """
+    src = Path(path)
+    if not src.exists():
+        raise ProfileError(str(src), "(file)", "file not found")
+    doc = parse_file(src)
+    ctx = _Context(src, doc)
+    ctx.warnings.extend(doc.warnings)
+    spec, model = _pick_disk(doc, disk, str(src))
+    profile = ctx.build(spec, model)
+    text = to_toml(profile)
+    # the profile must load exactly as simcore will load it
+    try:
+        prof = profile_from_dict(tomllib.loads(text), str(src))
+    except ProfileError as exc:
+        raise ProfileError(str(src), exc.field,
+                           f"the imported profile is not valid: {exc}") from None
+    ctx.check_capacity(prof)
+    return Imported(profile["id"], profile, text, ctx.warnings, list(doc.files))
+
+
+def write_profile(imported: Imported, out: str | Path, force: bool = False) -> Path:
+    """Write the profile; refuses to replace an existing file unless ``force``."""
+    out = Path(out)
+    if out.exists() and not force:
+        raise FileExistsError(f"{out} exists; choose another name or pass --force to replace it")
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(imported.toml, encoding="utf-8")
+    os.replace(tmp, out)
+    return out
+
+
+# -- picking the disk ------------------------------------------------------------
+def _pick_disk(doc: Document, wanted: str | None, path: str) -> tuple[Block | None, Block]:
+    """The ``disksim_disk`` block (None for a bare .model) and its ``dm_disk`` model."""
+    specs = doc.blocks_of("disksim_disk")
+    if not specs:
+        models = doc.blocks_of("dm_disk")
+        if wanted:
+            models = [m for m in models if m.name == wanted]
+        if len(models) != 1:
+            names = ", ".join(str(m.name) for m in doc.blocks_of("dm_disk")) or "none"
+            raise ProfileError(path, "(disk)", "expected one disk model (a 'disksim_disk' or "
+                               f"'dm_disk' block); found dm_disk blocks: {names}")
+        return None, models[0]
+    if wanted:
+        target = doc.instances.get(wanted, wanted)
+        chosen = [s for s in specs if s.name == target]
+        if not chosen:
+            raise ProfileError(path, "(disk)", f"no disk called '{wanted}'; the disks here are: "
+                               + ", ".join(str(s.name) for s in specs))
+    elif len(specs) == 1:
+        chosen = specs
+    else:
+        used = {doc.instances.get(n.name) for t in doc.topology for n in t.walk()
+                if n.type == "disksim_disk"}
+        chosen = [s for s in specs if s.name in used]
+        if len(chosen) != 1:
+            raise ProfileError(path, "(disk)", "the file defines several disks ("
+                               + ", ".join(str(s.name) for s in specs)
+                               + "); pick one with --disk NAME")
+    spec = chosen[0]
+    p = spec.get("Model")
+    if p is None:
+        raise syntax_error(spec.path, spec.line, "Model",
+                           f"'Model' is required in block '{spec.label}' "
+                           "(Model = source NAME.model)")
+    model = p.value
+    if isinstance(model, str):
+        found = doc.find(model)
+        if found is None:
+            raise syntax_error(p.path, p.line, "Model", f"no model block called '{model}'")
+        model = found
+    if not isinstance(model, Block) or model.type != "dm_disk":
+        raise syntax_error(p.path, p.line, "Model", "must be a dm_disk block "
+                           "(Model = source NAME.model, or Model = dm_disk { ... })")
+    return spec, model
+
+
+# -- reading blocks --------------------------------------------------------------
+def _short(p: Param | Block) -> str:
+    return f"{p.path}:{p.line}"
+
+
+class _Reader:
+    """Typed getters over one block; errors name file, line and parameter."""
+
+    def __init__(self, block: Block, known: set[str], warnings: list[str],
+                 not_modelled: set[str] = frozenset()):
+        self.b, self.known, self.warnings = block, known, warnings
+        self.not_modelled = not_modelled
+
+    def param(self, name: str, required: bool = False) -> Param | None:
+        p = self.b.get(name)
+        if p is None and required:
+            raise syntax_error(self.b.path, self.b.line, name,
+                               f"block '{self.b.label}' opened on this line has no "
+                               f"'{name}', which is required{self._suggest(name)}")
+        return p
+
+    def _suggest(self, name: str) -> str:
+        import difflib
+
+        close = difflib.get_close_matches(name, [p.name for p in self.b.params], n=1)
+        return f"; did you mean '{close[0]}'?" if close else ""
+
+    def number(self, name: str, default: float | None = None, minimum: float | None = None,
+               positive: bool = False) -> float:
+        p = self.param(name, required=default is None)
+        if p is None:
+            return float(default)  # type: ignore[arg-type]
+        return _number(p, minimum=minimum, positive=positive)
+
+    def integer(self, name: str, default: int | None = None, minimum: int | None = None) -> int:
+        p = self.param(name, required=default is None)
+        if p is None:
+            return int(default)  # type: ignore[arg-type]
+        return _integer(p.value, p, minimum=minimum)
+
+    def string(self, name: str, default: str | None = None) -> str:
+        p = self.param(name, required=default is None)
+        if p is None:
+            return str(default)
+        if not isinstance(p.value, str | int | float) or isinstance(p.value, bool):
+            raise syntax_error(p.path, p.line, name, "must be a single word")
+        return str(p.value)
+
+    def block(self, name: str, type_: str) -> Block:
+        p = self.param(name, required=True)
+        assert p is not None
+        if not isinstance(p.value, Block) or p.value.type != type_:
+            raise syntax_error(p.path, p.line, name, f"must be a '{type_} {{ ... }}' block")
+        return p.value
+
+    def numbers(self, name: str, count: int) -> list[float]:
+        p = self.param(name, required=True)
+        assert p is not None
+        if not isinstance(p.value, PList) or len(p.value) != count:
+            raise syntax_error(p.path, p.line, name, f"must be a list of {count} numbers "
+                               "[ a, b, ... ]")
+        return [_num_item(v, p, i) for i, v in enumerate(p.value)]
+
+    def integers(self, name: str) -> list[int]:
+        p = self.param(name)
+        if p is None:
+            return []
+        if not isinstance(p.value, PList):
+            raise syntax_error(p.path, p.line, name, "must be a list [ n, n, ... ]")
+        return [_integer(v, p, minimum=0, item=i) for i, v in enumerate(p.value)]
+
+    def finish(self) -> None:
+        """Report parameters of this block that were not read."""
+        for p in self.b.params:
+            if p.name in self.known or p.name in _HARMLESS:
+                continue
+            if p.name in self.not_modelled:
+                if _is_set(p.value):
+                    self.warnings.append(f"{_short(p)}: '{p.name} = {_show(p.value)}' has no "
+                                         "simcore counterpart; ignored")
+            else:
+                self.warnings.append(f"{_short(p)}: unknown parameter '{p.name}' in "
+                                     f"'{self.b.label}'; ignored")
+
+
+def _is_set(v: Any) -> bool:
+    if isinstance(v, int | float):
+        return v != 0
+    return not (isinstance(v, PList) and not v)
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, Block):
+        return f"{v.type} {{...}}"
+    if isinstance(v, PList):
+        return "[" + ", ".join(_show(x) for x in v) + "]"
+    return str(v)
+
+
+def _number(p: Param, minimum: float | None = None, positive: bool = False) -> float:
+    v = p.value
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        raise syntax_error(p.path, p.line, p.name, f"'{_show(v)}' is not a number")
+    if positive and v <= 0:
+        raise syntax_error(p.path, p.line, p.name, f"{v} must be greater than 0")
+    if minimum is not None and v < minimum:
+        raise syntax_error(p.path, p.line, p.name, f"{v} must be at least {minimum}")
+    return float(v)
+
+
+def _num_item(v: Any, p: Param, i: int) -> float:
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        line = p.value.lines[i] if isinstance(p.value, PList) else p.line
+        raise syntax_error(p.path, line, p.name, f"item {i + 1} '{_show(v)}' is not a number")
+    return float(v)
+
+
+def _integer(v: Any, p: Param, minimum: int | None = None, item: int | None = None) -> int:
+    line = p.value.lines[item] if item is not None and isinstance(p.value, PList) else p.line
+    what = f"item {item + 1} " if item is not None else ""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise syntax_error(p.path, line, p.name, f"{what}'{_show(v)}' is not a whole number")
+    if minimum is not None and v < minimum:
+        raise syntax_error(p.path, line, p.name, f"{what}{v} must be at least {minimum}")
+    return v
+
+
+# -- the .seek file --------------------------------------------------------------
+def read_seek_file(path: str | Path, warnings: list[str] | None = None
+                   ) -> list[tuple[int, float]]:
+    """Read an extracted seek curve: ``distance, time_ms`` pairs, one per line.
+
+    An optional first line ``Seek distances measured: N`` gives the count. A
+    third column (a standard deviation) is ignored; a fourth (a separate
+    write seek time) is ignored with a warning. Distance 0 is dropped.
+    """
+    p = str(path)
+    warnings = warnings if warnings is not None else []
+    declared: int | None = None
+    pairs: list[tuple[int, float]] = []
+    fourth = False
+    try:
+        lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as exc:
+        raise ProfileError(p, "(file)", f"cannot read the seek curve: {exc.strerror}") from None
+    for lineno, raw in enumerate(lines, start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        m = re.match(r"(?i)^seek distances measured\s*:\s*(\S+)\s*$", line)
+        if m:
+            if declared is not None or pairs:
+                raise syntax_error(p, lineno, "Seek distances measured",
+                                   "must be the first line, and only once")
+            try:
+                declared = int(m.group(1))
+            except ValueError:
+                raise syntax_error(p, lineno, "Seek distances measured",
+                                   f"'{m.group(1)}' is not a whole number") from None
+            continue
+        fields = [f for f in re.split(r"[,\s]+", line) if f]
+        if len(fields) < 2:
+            raise syntax_error(p, lineno, "(line)", f"'{raw.strip()}' is not a "
+                               "'distance, time_ms' pair")
+        try:
+            dist = int(fields[0])
+        except ValueError:
+            raise syntax_error(p, lineno, "distance",
+                               f"'{fields[0]}' is not a whole number of cylinders") from None
+        try:
+            t = float(fields[1])
+        except ValueError:
+            raise syntax_error(p, lineno, "time_ms", f"'{fields[1]}' is not a number") from None
+        if dist < 0:
+            raise syntax_error(p, lineno, "distance", f"{dist} must be at least 0")
+        if not math.isfinite(t) or t < 0:
+            raise syntax_error(p, lineno, "time_ms", f"{fields[1]} must be a time >= 0")
+        if len(fields) >= 4:
+            fourth = True
+        if pairs and dist <= pairs[-1][0]:
+            raise syntax_error(p, lineno, "distance",
+                               f"{dist} is not larger than the distance on the line before "
+                               f"({pairs[-1][0]}); distances must increase")
+        if dist == 0:
+            if t != 0:
+                warnings.append(f"{p}:{lineno}: the time {t} ms for distance 0 is not used "
+                                "(a zero-distance seek takes no time)")
+            pairs.append((0, 0.0))
+            continue
+        pairs.append((dist, t))
+    pairs = [q for q in pairs if q[0] > 0]
+    if declared is not None:
+        count = len([ln for ln in lines if ln.split("#", 1)[0].strip()]) - 1
+        if count < declared:
+            raise syntax_error(p, len(lines), "Seek distances measured",
+                               f"declares {declared} distances but the file holds {count}")
+        if count > declared:
+            warnings.append(f"{p}: declares {declared} seek distances but holds {count}; "
+                            "all are used")
+    if len(pairs) < 2:
+        raise syntax_error(p, max(len(lines), 1), "(file)",
+                           "a seek curve needs at least two distances above 0")
+    if fourth:
+        warnings.append(f"{p}: the separate write seek times (fourth column) are not "
+                        "modelled; simcore uses the read seek curve for writes too")
+    return pairs
+
+
+# -- analytic seek curves sampled into tables ----------------------------------
+def sampled_table(times: np.ndarray, tol_ms: float = SEEK_TOLERANCE_MS
+                  ) -> list[tuple[int, float]]:
+    """Fewest (distance, time) points whose linear interpolation stays within ``tol_ms``.
+
+    ``times[k]`` is the seek time for distance ``k + 1``; the first and last
+    distances are always kept, so no extrapolation happens.
+    """
+    t = np.asarray(times, dtype=float)
+    n = len(t)
+    if n <= 2:
+        return [(k + 1, float(t[k])) for k in range(n)]
+
+    def fits(i: int, j: int) -> bool:
+        if j - i < 2:
+            return True
+        k = np.arange(i, j + 1)
+        line = t[i] + (t[j] - t[i]) * (k - i) / (j - i)
+        return bool(np.max(np.abs(line - t[i:j + 1])) <= tol_ms)
+
+    keep = [0]
+    i = 0
+    while i < n - 1:
+        good, step, bad = i + 1, 1, None
+        while True:
+            j = min(i + step, n - 1)
+            if fits(i, j):
+                good = j
+                if j == n - 1:
+                    break
+                step *= 2
+            else:
+                bad = j
+                break
+        if bad is not None:
+            lo, hi = good, bad
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if fits(i, mid):
+                    lo = mid
+                else:
+                    hi = mid
+            good = lo
+        keep.append(good)
+        i = good
+    return [(k + 1, float(t[k])) for k in keep]
+
+
+def hpl_times(values: list[float], max_distance: int,
+              first_ten: list[float] | None = None) -> np.ndarray:
+    """Seek times for distances 1..max_distance from the six HPL values.
+
+    ``V1`` is the boundary distance; below it ``V2 + V3 sqrt(d)``, from it on
+    ``V4 + V5 d``; ``V6`` is the single-cylinder time (``-1``: use the
+    formula). With ``first_ten`` (``hplplus10``) distances 1..10 come from that list.
+    """
+    v1, v2, v3, v4, v5, v6 = values
+    d = np.arange(1, max_distance + 1, dtype=float)
+    t = np.where(d < v1, v2 + v3 * np.sqrt(d), v4 + v5 * d)
+    if v6 != -1 and max_distance >= 1:
+        t[0] = v6
+    if first_ten is not None:
+        k = min(10, max_distance)
+        t[:k] = first_ten[:k]
+    return t
+
+
+def lee_times(single: float, average: float, full: float, cylinders: int) -> np.ndarray:
+    """DiskSim's ``curve`` seek (Lee 1993): ``single + a sqrt(d - 1) + b (d - 1)``.
+
+    ``a`` and ``b`` make the full stroke ``full`` and the mean over all pairs
+    of distinct cylinders (simcore's datasheet definition) ``average``.
+    """
+    span = cylinders - 1
+    d = np.arange(1, span + 1, dtype=float)
+    w = cylinders - d  # distance d occurs 2 (C - d) times among ordered pairs
+    s1 = float(np.dot(w, np.sqrt(d - 1)) / w.sum())
+    s2 = float(np.dot(w, d - 1) / w.sum())
+    m = np.array([[math.sqrt(span - 1), span - 1.0], [s1, s2]])
+    rhs = np.array([full - single, average - single])
+    if span < 3 or abs(np.linalg.det(m)) < 1e-12:
+        return np.interp(d, [1, max(span, 1)], [single, full])
+    a, b = np.linalg.solve(m, rhs)
+    return single + a * np.sqrt(d - 1) + b * (d - 1)
+
+
+# -- building the profile -------------------------------------------------------------
+class _Context:
+    def __init__(self, src: Path, doc: Document):
+        self.src, self.doc = src, doc
+        self.warnings: list[str] = []
+        self.assumed: list[str] = []
+        self.notes: list[str] = []
+        self.block_count: tuple[int, Param] | None = None
+        self.truncated: list[tuple[Param, str]] = []  # fractional sector counts
+        self.rounded: list[tuple[Param, str]] = []  # revolutions to whole sectors
+
+    def warn(self, where: Param | Block, text: str) -> None:
+        self.warnings.append(f"{_short(where)}: {text}")
+
+    def build(self, spec: Block | None, model: Block) -> dict[str, Any]:
+        name = spec.name if spec is not None else model.name
+        disk_name = name or Path(self.src).stem
+        dm = _Reader(model, _DM_DISK, self.warnings)
+        surfaces = dm.integer("Number of data surfaces", minimum=1)
+        bc = dm.param("Block count")
+        if bc is not None:
+            self.block_count = (_integer(bc.value, bc, minimum=0), bc)
+        ncyl = dm.param("Number of cylinders")
+        mech_block = dm.block("Mechanical Model", "dm_mech_g1")
+        layout_block = dm.block("Layout Model", "dm_layout_g1")
+        dm.finish()
+
+        geometry = self._layout(layout_block, surfaces)
+        for items, what in ((self.truncated, "sector counts with a fraction: the fraction is "
+                             "dropped, as DiskSim does"),
+                            (self.rounded, "skews or offsets in revolutions that are not whole "
+                             "sectors: rounded to the nearest sector (simcore's skews are "
+                             "whole sectors)")):
+            if items:
+                shown = "; ".join(t for _, t in items[:4]) + ("; ..." if len(items) > 4 else "")
+                self.warn(items[0][0], f"{len(items)} {what} ({shown})")
+        cylinders = geometry["zones"][-1]["last_cylinder"] + 1
+        if ncyl is not None:
+            n = _integer(ncyl.value, ncyl, minimum=1)
+            if n < cylinders:  # DiskSim counts blocks from the zone table: so does simcore
+                self.warn(ncyl, f"is {n} but the zones reach cylinder {cylinders - 1}; the zone "
+                          f"table wins, as in DiskSim ({cylinders} cylinders)")
+            if n > cylinders:
+                self.warn(ncyl, f"the zones end at cylinder {cylinders - 1}, so cylinders "
+                          f"{cylinders}..{n - 1} hold no data and are left out")
+        mechanics, rpm = self._mechanics(mech_block, cylinders)
+        geometry = {"rpm": rpm, "surfaces": surfaces, **geometry}
+
+        profile: dict[str, Any] = {
+            "id": re.sub(r"[^a-z0-9_-]+", "_", disk_name.lower()).strip("_") or "disksim",
+            "name": f"{disk_name} (DiskSim model)",
+            "source": f"imported from {self.src.name} by simcore import-disksim",
+            "time_unit": "ms",
+            "geometry": geometry,
+            "mechanics": mechanics,
+        }
+        if spec is not None:
+            profile["firmware"], profile["interface"] = self._firmware(spec)
+        else:
+            self.assumed += ["firmware", "interface"]
+            self.notes.append("Only the mechanical model (.model) was read: no overheads, "
+                              "cache or interface time (import the .diskspecs or .parv "
+                              "for those).")
+        profile["initial"] = {"cylinder": 0, "angle": 0.0}
+        self.assumed += ["initial.cylinder", "initial.angle"]
+        profile["assumed"] = list(dict.fromkeys(self.assumed))
+        files = ", ".join(Path(f).name for f in self.doc.files)
+        profile["notes"] = " ".join([f"Read from {files}.", *self.notes])
+        # keep the key order readable: scalars first
+        order = ["id", "name", "source", "assumed", "notes", "time_unit"]
+        return {k: profile[k] for k in order} | {k: v for k, v in profile.items()
+                                                 if k not in order}
+
+    # -- layout -----------------------------------------------------------------
+    def _layout(self, block: Block, surfaces: int) -> dict[str, Any]:
+        lay = _Reader(block, _LAYOUT, self.warnings)
+        mp = lay.param("LBN-to-PBN mapping scheme", required=True)
+        assert mp is not None
+        scheme = _integer(mp.value, mp, minimum=0)
+        sp = lay.param("Sparing scheme used", required=True)
+        assert sp is not None
+        sparing = _integer(sp.value, sp, minimum=0)
+        if sparing not in SPARING_SCHEMES:
+            raise syntax_error(sp.path, sp.line, sp.name,
+                               f"{sparing} is not a DiskSim sparing scheme (0..10)")
+        units = lay.string("Skew units", default="sectors")
+        self.rangesize = lay.integer("Rangesize for sparing", default=1, minimum=1)
+        zp = lay.param("Zones", required=True)
+        assert zp is not None
+        if not isinstance(zp.value, PList) or not zp.value:
+            raise syntax_error(zp.path, zp.line, "Zones",
+                               "must be a list of dm_layout_g1_zone { ... } blocks")
+        lay.finish()
+
+        zones = []
+        expect = 0
+        for i, zb in enumerate(zp.value):
+            if not isinstance(zb, Block) or zb.type != "dm_layout_g1_zone":
+                raise syntax_error(zp.path, zp.value.lines[i], "Zones",
+                                   f"item {i + 1} must be a dm_layout_g1_zone {{ ... }} block")
+            zones.append(self._zone(zb, i, surfaces, sparing, sp, units, expect))
+            expect = zones[-1]["last_cylinder"] + 1
+
+        if sparing not in IMPORTED_SPARING:
+            self.warn(sp, f"sparing scheme {sparing} ({SPARING_SCHEMES[sparing]}) has no simcore "
+                      "counterpart, but no zone has spares or slips: imported as no sparing")
+        if scheme not in (0, 1, 2):
+            raise syntax_error(mp.path, mp.line, mp.name,
+                               f"{scheme} is not a mapping scheme simcore imports; use 0 "
+                               "(conventional), 1 (serpentine) or 2 (serpentine, not restarting "
+                               "in each zone)")
+        if surfaces == 1 or scheme == 0:  # with one surface every scheme is the same map
+            mapping = "conventional"
+        elif scheme == 1:
+            mapping = "serpentine"
+        else:
+            odd = [(i, z["first_cylinder"]) for i, z in enumerate(zones)
+                   if z["first_cylinder"] % 2]
+            if odd:
+                i, c = odd[0]
+                raise syntax_error(mp.path, mp.line, mp.name,
+                                   "scheme 2 (serpentine that does not restart in each "
+                                   f"zone) has no simcore counterpart here: zone {i + 1} "
+                                   f"starts on odd cylinder {c}, where scheme 2 runs the "
+                                   "surfaces downward and simcore's serpentine map upward. "
+                                   "(Where every zone starts on an even cylinder the two maps "
+                                   "are the same and the import works.)")
+            mapping = "serpentine"
+            self.warn(mp, "mapping scheme 2: every zone starts on an even cylinder, so "
+                      "simcore's serpentine map (restarting in each zone) is the same map")
+        return {"mapping": mapping, "zones": zones}
+
+    def _zone(self, zb: Block, i: int, surfaces: int, sparing: int, sp: Param,
+              layout_units: str, expect: int) -> dict[str, Any]:
+        z = _Reader(zb, _ZONE, self.warnings)
+        first = z.integer("First cylinder number", minimum=0)
+        if first < expect:
+            fp = zb.get("First cylinder number")
+            assert fp is not None
+            raise syntax_error(fp.path, fp.line, fp.name,
+                               f"zone {i + 1} starts at cylinder {first} but the zone before "
+                               f"ends at {expect - 1}: zones must not overlap and go outermost "
+                               "first")
+        if first > expect:
+            fp = zb.get("First cylinder number")
+            assert fp is not None
+            self.warn(fp, f"zone {i + 1} starts at cylinder {first}, the zone before ends at "
+                      f"{expect - 1}: cylinder(s) {expect}-{first - 1} hold no data (as in "
+                      "DiskSim, the arm still crosses them)")
+        last = z.integer("Last cylinder number", minimum=first)
+        spt = z.integer("Blocks per track", minimum=1)
+        units = z.string("Skew units", default=layout_units)
+        if units not in ("sectors", "revolutions"):
+            p = zb.get("Skew units") or zb
+            raise syntax_error(p.path, p.line, "Skew units",
+                               f"'{units}' must be 'sectors' or 'revolutions'")
+
+        def sectors(name: str, required: bool) -> int:
+            p = z.param(name, required=required)
+            if p is None:
+                return 0
+            v = _number(p)
+            if units == "revolutions":
+                s = v * spt
+                whole = round(s)
+                if abs(s - whole) > 1e-6:
+                    self.rounded.append((p, f"zone {i + 1} {name} {v} rev = {s:.3f} -> {whole}"))
+            else:
+                whole = int(v)  # DiskSim drops the fraction of a sector count
+                if whole != v:
+                    self.truncated.append((p, f"zone {i + 1} {name} {v} -> {whole}"))
+            return whole % spt
+
+        offset = sectors("Offset of first block", True)
+        track_skew = sectors("Skew for track switch", False)
+        cyl_skew = sectors("Skew for cylinder switch", False)
+        dead = z.integer("Empty space at zone front", default=0, minimum=0)
+        spares_p = z.param("Number of spares", required=sparing != 0)
+        spares = _integer(spares_p.value, spares_p, minimum=0) if spares_p else 0
+        slips = z.integers("slips")
+        defects = z.integers("defects")
+        z.finish()
+
+        slots = (last - first + 1) * surfaces * spt
+        label = f"zone {i + 1} (cylinders {first}-{last})"
+        sl = zb.get("slips") or zb
+        for s_ in slips:
+            if s_ >= (slots // spt if sparing == 1 else slots):
+                raise syntax_error(sl.path, sl.line, "slips",
+                                   f"{label}: slip {s_} is beyond the zone's "
+                                   + (f"{slots // spt} tracks" if sparing == 1 else
+                                      f"{slots} sectors (slips count physical sectors from the "
+                                      "zone's start)"))
+        remaps: list[list[int]] = []
+        if defects:
+            dp = zb.get("defects")
+            assert dp is not None
+            if len(defects) % 2:
+                raise syntax_error(dp.path, dp.line, "defects",
+                                   "must hold pairs (defective location, replacement)")
+            pairs = [(defects[k], defects[k + 1]) for k in range(0, len(defects), 2)]
+            if sparing == 1:  # whole tracks
+                pairs = [(a * spt + k, b * spt + k) for a, b in pairs for k in range(spt)]
+            for a, b in pairs:
+                if not (0 <= a < slots and 0 <= b < slots):
+                    raise syntax_error(dp.path, dp.line, "defects",
+                                       f"{label}: pair ({a}, {b}) is beyond the zone's "
+                                       f"{slots} sectors")
+            remaps = [[a, b] for a, b in pairs if a != b]
+        group = 0
+        if sparing == 0:
+            reserve = 0
+            if slips:
+                self.warn(sl, f"{label}: sparing scheme 0 keeps no spares, so DiskSim does not "
+                          "slip; the slips are ignored")
+                slips = []
+        elif sparing == 1:  # spare tracks at the zone's end; slips are whole tracks
+            reserve = spares * spt
+            slips = [t * spt + k for t in slips for k in range(spt)]
+        elif sparing == 3:  # spare sectors at the end of every track
+            group, reserve = spt, spares
+        elif sparing == 8:  # spare sectors at the end of every range of cylinders
+            group, reserve = self.rangesize * surfaces * spt, spares
+        elif sparing == 7:  # spares at the end of the disk: each slip shortens the zone
+            reserve = len(slips)
+        elif sparing == 9:
+            reserve = spares
+            if len(slips) > spares:
+                self.warn(sl, f"{label}: {len(slips)} slips but only {spares} spares; the "
+                          "zone is shortened by the difference")
+        elif sparing == 10:  # slips do not use the zone's spares
+            reserve = spares + len(slips)
+        elif spares or slips:
+            raise syntax_error(sp.path, sp.line, sp.name,
+                               f"sparing scheme {sparing} ({SPARING_SCHEMES[sparing]}) has no "
+                               f"simcore counterpart and {label} uses it ({spares} spares, "
+                               f"{len(slips)} slips); simcore imports schemes 0, 1, 3, 7, 8, 9 "
+                               "and 10 (or any scheme without spares and slips)")
+        else:
+            reserve = 0
+        unique = sorted(set(slips))
+        if len(unique) != len(slips):
+            self.warn(sl, f"{label}: a slip is listed twice; counted once")
+        if group and group < slots:
+            per: dict[int, int] = {}
+            for s_ in unique:
+                per[s_ // group] = per.get(s_ // group, 0) + 1
+            full = slots // group
+            over = [g for g, n in per.items() if n > (reserve if g < full else 0)]
+            if over:
+                raise syntax_error(sl.path, sl.line, "slips",
+                                   f"{label}: sparing group {over[0]} has more slips than "
+                                   "spares to absorb them")
+            good = full * (group - reserve) + slots % group - per.get(full, 0)
+        else:
+            group = 0
+            good = slots - max(reserve, len(unique))
+        if good - dead <= 0:
+            raise syntax_error(zb.path, zb.line, "Number of spares",
+                               f"{label}: spares, slips and empty space leave no sector for "
+                               "data")
+        out = {"first_cylinder": first, "last_cylinder": last, "sectors_per_track": spt,
+               "track_skew": track_skew, "cylinder_skew": cyl_skew, "first_offset": offset,
+               "spares": reserve, "slips": unique}
+        if group:
+            out["spare_group"] = group
+        if dead:
+            out["empty_front"] = dead
+        if remaps:
+            out["remaps"] = remaps
+        return out
+
+    # -- mechanics ---------------------------------------------------------------
+    def _mechanics(self, block: Block, cylinders: int) -> tuple[dict[str, Any], float]:
+        m = _Reader(block, _MECH, self.warnings)
+        access = m.string("Access time type")
+        ap = block.get("Access time type")
+        assert ap is not None
+        if access == "constant":
+            raise syntax_error(ap.path, ap.line, ap.name,
+                               "'constant' (a fixed access time, no mechanics) has no simcore "
+                               "counterpart; simcore models seek and rotation")
+        if access == "averageRotation":
+            self.warn(ap, "'averageRotation' charges half a revolution per request; simcore "
+                      "models the rotational position exactly instead")
+            self.assumed.append("mechanics (rotation modelled exactly, not averaged)")
+        elif access != "trackSwitchPlusRotation":
+            raise syntax_error(ap.path, ap.line, ap.name, f"'{access}' is not an access time "
+                               "type; use trackSwitchPlusRotation, averageRotation or constant")
+        rpm = m.number("Rotation speed (in rpms)", positive=True)
+        err = m.param("Percent error in rpms")
+        if err is not None and _number(err, minimum=0.0) != 0:
+            self.warn(err, "simcore spins at the nominal speed; the RPM error is ignored")
+        head_switch = m.number("Head switch time", minimum=0.0)
+        if block.get("Add. write settling delay") is None:
+            self.assumed.append("mechanics.write_settle_ms")
+        settle = m.number("Add. write settling delay", default=0.0)
+        seek = self._seek(m, block, cylinders)
+        m.finish()
+        return ({"head_switch_ms": head_switch, "write_settle_ms": settle, "seek": seek},
+                rpm)
+
+    def _seek(self, m: _Reader, block: Block, cylinders: int) -> dict[str, Any]:
+        kind = m.string("Seek type")
+        kp = block.get("Seek type")
+        assert kp is not None
+        span = cylinders - 1
+        if span < 1:
+            return {"model": "linear", "base_ms": 0.0, "per_cylinder_ms": 0.0}
+        if kind == "extracted":
+            fp = m.param("Full seek curve", required=True)
+            assert fp is not None
+            name = str(fp.value)
+            target = Path(fp.path).parent / name
+            if not target.exists():
+                raise syntax_error(fp.path, fp.line, fp.name,
+                                   f"seek curve file '{name}' not found (looked for {target}); "
+                                   "it is found relative to the file that names it")
+            self.doc.files.append(str(target))
+            return {"model": "table", "table": read_seek_file(target, self.warnings)}
+        if kind in ("hpl", "hplplus10"):
+            values = m.numbers("HPL seek equation values", 6)
+            first_ten = m.numbers("First ten seek times", 10) if kind == "hplplus10" else None
+            table = sampled_table(hpl_times(values, span, first_ten))
+            self.notes.append(f"The '{kind}' seek equation is sampled into the table "
+                              f"(within {SEEK_TOLERANCE_MS * 1000:g} us).")
+            return {"model": "table", "table": table}
+        if kind in ("curve", "linear"):
+            single = m.number("Single cylinder seek time", positive=True)
+            average = m.number("Average seek time", positive=True)
+            full = m.number("Full strobe seek time", positive=True)
+            if not single <= average <= full:
+                raise syntax_error(kp.path, kp.line, kp.name,
+                                   "needs Single cylinder seek time <= Average seek time <= "
+                                   f"Full strobe seek time (got {single}, {average}, {full})")
+            if kind == "curve":
+                times = lee_times(single, average, full, cylinders)
+                if np.any(times < 0):
+                    self.warn(kp, "the fitted 'curve' dips below 0 ms; clipped at 0")
+                    times = np.maximum(times, 0.0)
+                table = sampled_table(times)
+                self.notes.append("The 'curve' seek (Lee 1993) is fitted to the single, "
+                                  "average and full-stroke times with simcore's definition "
+                                  "of the average (all pairs of distinct cylinders) and "
+                                  "sampled into the table.")
+            else:
+                third = round(cylinders / 3)
+                pts = [(1, single)] + ([(third, average)] if 1 < third < span else []) + [
+                    (span, full)]
+                table = sorted(dict(pts).items()) if span > 1 else [(1, single), (2, full)]
+                self.notes.append("The 'linear' seek joins the single-cylinder time, the "
+                                  "average at a third of the stroke and the full stroke "
+                                  "with straight lines.")
+            self.assumed.append("mechanics.seek.table (shape between the published times)")
+            return {"model": "table", "table": [(int(d), float(t)) for d, t in table]}
+        if kind == "constant":
+            t = m.number("Constant seek time", minimum=0.0)
+            return {"model": "linear", "base_ms": t, "per_cylinder_ms": 0.0}
+        raise syntax_error(kp.path, kp.line, kp.name, f"'{kind}' is not a seek type; use "
+                           "extracted, hpl, hplplus10, curve, linear or constant")
+
+    # -- firmware, cache and interface -----------------------------------------------
+    def _firmware(self, spec: Block) -> tuple[dict[str, Any], dict[str, Any]]:
+        d = _Reader(spec, _DISK, self.warnings, _DISK_NOT_MODELLED)
+        missing = [n for n in _OVERHEADS if spec.get(n) is None]
+        if missing:
+            self.warnings.append(f"{_short(spec)}: no {', '.join(repr(n) for n in missing)} "
+                                 "in this disk; taken as 0")
+            self.assumed.append("firmware.overheads (missing DiskSim overheads taken as 0)")
+        ov = {n: d.number(n, default=0.0, minimum=0.0) for n in _OVERHEADS}
+        scale = d.number("Time scale for overheads", default=1.0, minimum=0.0)
+        per = d.number("Per-request overhead time", default=0.0, minimum=0.0)
+        fast = d.integer("Fast write level", default=0, minimum=0)
+        wkind = "Write hit" if fast else "Write miss"
+        rc, wc = ov["Read completion overhead"], ov["Write completion overhead"]
+
+        def ms(name: str) -> float:
+            return scale * (per + ov[name])
+
+        overheads = {
+            "read_miss_ms": ms("Read miss over. after read"),
+            "read_hit_ms": ms("Read hit over. after read"),
+            "write_ms": ms(f"{wkind} over. after write"),
+            "completion_ms": scale * rc,
+        }
+        # the firmware's cost of a change of command type, kept where it differs
+        for key, name, base in (("read_miss_after_write_ms", "Read miss over. after write",
+                                 "read_miss_ms"),
+                                ("read_hit_after_write_ms", "Read hit over. after write",
+                                 "read_hit_ms"),
+                                ("write_after_read_ms", f"{wkind} over. after read", "write_ms")):
+            if ms(name) != overheads[base]:
+                overheads[key] = ms(name)
+        if wc != rc:
+            overheads["write_completion_ms"] = scale * wc
+        if d.integer("Extra write disconnect", default=0, minimum=0):
+            x = {n: d.number(n, default=0.0, minimum=0.0) for n in (
+                "Extradisc command overhead", "Extradisc seek delta",
+                "Extradisc disconnect overhead", "Extradisc inter-disconnect delay")}
+            overheads["random_write_setup_ms"] = scale * (x["Extradisc command overhead"]
+                                                          + x["Extradisc seek delta"])
+            overheads["random_write_data_ms"] = scale * (
+                x["Extradisc command overhead"] + x["Extradisc disconnect overhead"]
+                + x["Extradisc inter-disconnect delay"])
+
+        min_seek = d.number("Minimum seek delay", default=0.0, minimum=0.0)
+        if min_seek:
+            overheads["min_write_seek_ms"] = scale * min_seek
+
+        segs = d.integer("Number of buffer segments", default=1, minimum=0)
+        seg_blocks = d.integer("Segment size (in blks)", default=0, minimum=0)
+        enable = d.integer("Enable caching in buffer", default=1, minimum=0)
+        contread = d.integer("Buffer continuous read", default=0, minimum=0)
+        max_ra = d.integer("Maximum read-ahead (blks)", default=0, minimum=0)
+        if contread not in READ_AHEAD:
+            p = spec.get("Buffer continuous read")
+            assert p is not None
+            raise syntax_error(p.path, p.line, p.name, f"{contread} is not a read-ahead scheme "
+                               "(0..4)")
+        if contread == 4:
+            p = spec.get("Buffer continuous read")
+            assert p is not None
+            self.warn(p, "read-ahead scheme 4 (one track ahead of a detected sequential "
+                      "stream) is imported as read-ahead to the end of the track")
+            self.assumed.append("firmware.cache.read_ahead (scheme 4 taken as 'track')")
+        if (segs * seg_blocks) % 2 or max_ra % 2:
+            self.warnings.append(f"{_short(spec)}: cache sizes are rounded down to whole KiB")
+        if spec.get("Number of buffer segments") is None:
+            self.assumed.append("firmware.cache")
+        cache = {
+            "size_kib": segs * seg_blocks // 2 if enable else 0,
+            "segments": max(segs, 1),
+            "read_ahead": READ_AHEAD[contread] if enable else "none",
+            "max_read_ahead_kib": max_ra // 2,
+            "write_back": bool(fast),
+        }
+        write_hits = d.integer("Allow read hits on write data", default=1, minimum=0)
+        if enable and not write_hits:
+            cache["read_hits_on_write_data"] = False
+        if enable and contread and d.integer("Read-ahead over requested", default=0, minimum=0):
+            cache["read_ahead_over_requested"] = True
+        if enable and contread and d.integer("Read-ahead on idle hit", default=0, minimum=0):
+            cache["read_ahead_on_hit"] = True
+        if not enable:
+            self.notes.append("DiskSim's buffer is not used as a cache (Enable caching in "
+                              "buffer = 0): the cache size is 0.")
+        firmware = {
+            "zero_latency_reads": d.integer("Immediate buffer read", default=0, minimum=0) > 0,
+            "zero_latency_writes": d.integer("Immediate buffer write", default=0,
+                                             minimum=0) > 0,
+            "overheads": overheads,
+            "cache": cache,
+        }
+        sched = spec.get("Scheduler")
+        if isinstance(sched, Param) and isinstance(sched.value, Block):
+            pol = sched.value.get("Scheduling policy")
+            if pol is not None and isinstance(pol.value, int):
+                label, ours = SCHEDULERS.get(pol.value, (f"policy {pol.value}", None))
+                hint = (f"run with --scheduler {ours}" if ours
+                        else "pick the closest simcore scheduler with --scheduler")
+                self.warn(pol, f"the drive's queue scheduler ({label}) is not part of a "
+                          f"simcore profile; {hint}")
+                self.notes.append(f"DiskSim schedules the drive's queue with {label}.")
+        interface = self._interface(spec, d)
+        d.finish()
+        return firmware, interface
+
+    def _interface(self, spec: Block, d: _Reader) -> dict[str, Any]:
+        # the slowest link on the path sets the rate, reads and writes apart (buses have both)
+        disk_time = (d.number("Bulk sector transfer time", default=0.0, minimum=0.0),
+                     f"disk {spec.name}")
+        reads, writes = [disk_time], [disk_time]
+        if spec.get("Bulk sector transfer time") is None:
+            self.assumed.append("interface.rate_mb_s")
+        for b in self._path_blocks(spec):
+            if b.type == "disksim_bus":
+                r = _Reader(b, set(), [])
+                reads.append((r.number("Read block transfer time", default=0.0, minimum=0.0),
+                              f"bus {b.name}"))
+                writes.append((r.number("Write block transfer time", default=0.0, minimum=0.0),
+                               f"bus {b.name}"))
+            else:
+                t = (_Reader(b, set(), []).number("Bulk sector transfer time", default=0.0,
+                                                  minimum=0.0), f"controller {b.name}")
+                reads.append(t)
+                writes.append(t)
+        per_block, who = max(reads, key=lambda x: x[0])
+        per_block_w = max(writes, key=lambda x: x[0])[0]
+        mark = d.number("High (read) water mark", default=0.0, minimum=0.0)
+        if d.integer("Set watermark by reqsize", default=1, minimum=0) != 1 and mark > 0:
+            p = spec.get("Set watermark by reqsize")
+            assert p is not None
+            self.warn(p, "a read water mark set by segment size is taken by request size")
+        if per_block <= 0:
+            return {"name": "ideal (DiskSim block transfer times are 0)", "rate_mb_s": 0.0}
+        rate = 512 / (per_block * 1000.0)  # MB/s = 10^6 B/s; per_block in ms
+        out = {"name": f"DiskSim bulk transfer, {per_block:g} ms per block ({who})",
+               "rate_mb_s": rate}
+        if per_block_w > 0 and per_block_w != per_block:
+            out["write_rate_mb_s"] = 512 / (per_block_w * 1000.0)
+        if mark > 0:
+            out["read_watermark"] = min(1.0, mark)
+        return out
+
+    def _path_blocks(self, spec: Block) -> list[Block]:
+        """Bus and controller blocks between the driver and this disk (all, without topology)."""
+        doc = self.doc
+        kinds = ("disksim_bus", "disksim_ctlr")
+
+        def find_path(node, trail):
+            trail = [*trail, node]
+            if node.type == "disksim_disk" and doc.instances.get(node.name) == spec.name:
+                return trail
+            for c in node.children:
+                got = find_path(c, trail)
+                if got:
+                    return got
+            return None
+
+        for root in doc.topology:
+            trail = find_path(root, [])
+            if trail:
+                out = []
+                for n in trail:
+                    if n.type in kinds:
+                        b = doc.find(doc.instances.get(n.name, n.name))
+                        if b is not None and b.type in kinds:
+                            out.append(b)
+                return out
+        return [b for b in doc.blocks if b.type in kinds]
+
+    def check_capacity(self, prof) -> None:
+        if self.block_count is None:
+            return
+        n, p = self.block_count
+        cap = Layout(prof).capacity
+        if n != cap:
+            self.warn(p, f"Block count is {n} but the zones hold {cap} blocks; simcore uses "
+                      f"{cap} (as DiskSim does)")
+
+
+# -- TOML ----------------------------------------------------------------------------
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ValueError(f"cannot write {v} to TOML")
+        return repr(v)
+    if isinstance(v, str):
+        esc = v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+        return f'"{esc}"'
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise TypeError(f"cannot write {type(v).__name__} to TOML")
+
+
+def to_toml(data: dict[str, Any]) -> str:
+    """A small TOML writer for profile dicts (scalars, lists, tables, arrays of tables)."""
+    out: list[str] = []
+
+    def table(d: dict[str, Any], prefix: str) -> None:
+        for k, v in d.items():
+            if not isinstance(v, dict) and not (isinstance(v, list) and v
+                                                and isinstance(v[0], dict)):
+                if isinstance(v, list) and len(v) > 8:
+                    out.append(f"{k} = [")
+                    out.extend(f"  {_toml_value(x)}," for x in v)
+                    out.append("]")
+                else:
+                    out.append(f"{k} = {_toml_value(v)}")
+        for k, v in d.items():
+            name = f"{prefix}{k}"
+            if isinstance(v, dict):
+                out.extend(["", f"[{name}]"])
+                table(v, name + ".")
+            elif isinstance(v, list) and v and isinstance(v[0], dict):
+                for item in v:
+                    out.extend(["", f"[[{name}]]"])
+                    table(item, name + ".")
+
+    table(data, "")
+    return "\n".join(out) + "\n"

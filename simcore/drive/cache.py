@@ -1,0 +1,823 @@
+"""The drive's buffer: segments, read-ahead, partial hits, write-back and the lost revolution.
+
+Seeds: Gray 2000 §2.6 (the buffer as a speed matcher: "without any controller
+buffer memory, one full disk rotation would be required before the next
+transfer"), §2.10 (read-ahead, on-arrival read-ahead, read-ahead in zero,
+segmentation, write caching); Panagiotakis 2006 §2.1.1 and Ch. 3 as extracted
+in ``notes/004_multistream.md`` §5 (segments as private caches of sequential
+streams, LRU reclaiming, minimum and maximum read-ahead, preemptible
+prefetch, adaptive segmentation).
+
+The model is arithmetic, not a process: media activity that goes on in the
+background (read-ahead into a segment, destaging dirty data) is a planned
+*stream*, a sector-by-sector schedule from :meth:`Mechanism.plan
+<simcore.access.Mechanism.plan>`. A later command asks the cache what is in
+the buffer at its own time, and stops the stream there if it needs the head:
+at once, or at the end of a head switch or seek in progress (those cannot be
+aborted), and never before the minimum read-ahead is done.
+
+Using it
+--------
+The drive (:class:`simcore.drive.Drive` with ``cache=``) calls, per command::
+
+    kind = cache.lookup(lba, n, now)                       # "hit", "stream", "partial", "miss"
+    svc = cache.read(lba, n, now, ready_ms, head)          # ReadService: when each sector is buffered
+    cache.read_done(svc, media_end_ms, head)               # starts read-ahead after the media part
+    space = cache.write_space(lba, n, now)                 # earliest time each sector fits
+    svc = cache.write(lba, n, arrivals_ms, now, head)      # WriteService (media end if write-through)
+    end = cache.background(now, head)                      # start destaging when idle; next wake-up
+    end = cache.flush(now, head)                           # everything on the platter by ``end``
+    n = cache.dirty_at(t)                                  # sectors acknowledged, not yet on media
+
+``head`` is the drive's :class:`~simcore.access.HeadState`; the cache moves it
+when it plans media work. A workload author only needs :class:`CacheConfig`
+and ``simcore.run(disk, workload, cache=CacheConfig(...))``; ``cache.stats``
+counts hits.
+
+Read-ahead policies (``CacheConfig.read_ahead``), all starting where the
+request's data ended unless said otherwise:
+
+=============  =========================================================
+``none``       no read-ahead: the buffer only matches speeds
+``track``      to the end of the track
+``cylinder``   to the end of the cylinder
+``segment``    until the segment holds ``segment`` sectors the host has
+               not consumed (it fills the segment)
+``zero``       Gray's "read-ahead in zero": on from where the request
+               left off, ``max_read_ahead_kib`` (or a segment) at most
+``on-arrival`` the whole track: sectors passing under the head before the
+               target are kept, then on to the end of the track
+=============  =========================================================
+
+``max_read_ahead_kib`` caps any policy, ``min_read_ahead_kib`` is read even
+if a command arrives, ``cross_boundaries=False`` keeps ``segment`` and
+``zero`` on the track, ``preemptible=False`` makes every command wait for
+the read-ahead to finish. Read-ahead starts after a miss and goes on while
+the host keeps reading what it brings; once it has stopped (the segment was
+full), only the next miss starts it again, unless ``refill=True``, which lets
+a hit that frees half a segment restart it. With ``adaptive=True`` the drive counts the
+sequential streams among its last ``stream_window`` commands and splits the
+buffer into that many segments (at most ``max_segments``).
+
+A segment is a ring: read-ahead may run at most one segment ahead of what
+the host has consumed. When it is full the media stops; going on later costs
+the rotation back to the next sector (the lost revolution). Writes obey the
+same rule: a sector is written only once its data is in the buffer, so a
+host slower than the platter loses whole revolutions.
+
+Durability (ATA/ACS-3 and SBC-3 semantics): with ``write_back=True`` a write is reported
+done once its data is in the buffer, and stays at risk of a power loss until destaged
+(:meth:`SegmentCache.dirty_at`). A FLUSH CACHE (request ``op`` :data:`FLUSH`) ends when
+every dirty sector is on the platter. A write with Force Unit Access (``Request.fua``)
+bypasses the write-back: it is written through to the media, and only after any dirty data
+it overlaps has been written first, so an older copy can never land on top of it. Destaging
+takes dirty segments in least-recently-written order (``destage="lru"``), or, as drives
+with a deep write cache do, the one the head can reach soonest (``destage="sptf"``: the
+drive's own shortest-positioning-time choice, Worthington, Ganger & Patt 1994).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, deque
+from dataclasses import dataclass, replace
+from typing import NamedTuple
+
+import numpy as np
+
+from ..disk.access import HeadState, Mechanism, Plan, PlanPiece
+from ..disk.profile import DiskProfile
+
+__all__ = ["CLEAN", "FLUSH", "POLICIES", "CacheConfig", "ReadService", "Segment", "SegmentCache",
+           "WriteService", "respect_arrivals"]
+
+CLEAN = 1 << 62  # ``Segment.dirty_from`` of a segment with nothing left to write
+FLUSH = "F"  # a request op: write every dirty sector to the platter (ATA FLUSH CACHE)
+POLICIES = ("none", "track", "cylinder", "segment", "zero", "on-arrival")
+DESTAGE = ("lru", "sptf")
+
+
+@dataclass(frozen=True)
+class CacheConfig:
+    """The buffer's shape and policies (sizes in KiB; see the module doc)."""
+
+    size_kib: float = 1024.0
+    segments: int = 4
+    read_ahead: str = "segment"
+    min_read_ahead_kib: float = 0.0
+    max_read_ahead_kib: float = 0.0
+    write_back: bool = False
+    adaptive: bool = False
+    max_segments: int = 64
+    read_hits_on_write_data: bool = True
+    read_ahead_over_requested: bool = False
+    read_ahead_on_hit: bool = False
+    cross_boundaries: bool = True
+    preemptible: bool = True
+    refill: bool = False
+    stream_window: int = 64
+    destage: str = "lru"
+
+    def __post_init__(self):
+        if not self.size_kib > 0:
+            raise ValueError(f"CacheConfig.size_kib must be greater than 0 (got {self.size_kib})")
+        if self.segments < 1:
+            raise ValueError(f"CacheConfig.segments must be at least 1 (got {self.segments})")
+        if self.read_ahead not in POLICIES:
+            raise ValueError(f"CacheConfig.read_ahead '{self.read_ahead}' is not a policy; "
+                             f"use one of {', '.join(POLICIES)}")
+        for name in ("min_read_ahead_kib", "max_read_ahead_kib"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"CacheConfig.{name} must be at least 0")
+        if self.max_read_ahead_kib and self.min_read_ahead_kib > self.max_read_ahead_kib:
+            raise ValueError("CacheConfig.min_read_ahead_kib exceeds max_read_ahead_kib")
+        if self.segment_sectors < 1:
+            raise ValueError(f"CacheConfig: {self.segments} segments of a {self.size_kib} KiB "
+                             "buffer leave less than a sector each")
+        if self.destage not in DESTAGE:
+            raise ValueError(f"CacheConfig.destage '{self.destage}' is not a destage order; "
+                             f"use one of {', '.join(DESTAGE)}")
+        if self.max_segments < 1 or self.stream_window < 1:
+            raise ValueError("CacheConfig.max_segments and stream_window must be at least 1")
+
+    @property
+    def segment_sectors(self) -> int:
+        return int(self.size_kib * 2) // self.segments
+
+    @classmethod
+    def from_profile(cls, profile: DiskProfile, **overrides) -> CacheConfig:
+        """The buffer a profile describes (``[firmware.cache]``), with any field overridden."""
+        c = profile.cache
+        base = cls(size_kib=c.size_kib or 512, segments=c.segments, read_ahead=c.read_ahead,
+                   max_read_ahead_kib=c.max_read_ahead_kib, write_back=c.write_back,
+                   min_read_ahead_kib=c.min_read_ahead_kib, adaptive=c.adaptive,
+                   read_hits_on_write_data=c.read_hits_on_write_data,
+                   read_ahead_over_requested=c.read_ahead_over_requested,
+                   read_ahead_on_hit=c.read_ahead_on_hit)
+        return replace(base, **overrides) if overrides else base
+
+    @classmethod
+    def speed_matching(cls, size_kib: float = 1024.0) -> CacheConfig:
+        """A buffer that only matches speeds: one segment, no read-ahead, write-through."""
+        return cls(size_kib=size_kib, segments=1, read_ahead="none")
+
+
+class Segment:
+    """Data of one contiguous LBA range ``[start, end)``; ``[dirty_from, end)`` not yet written."""
+
+    __slots__ = ("arrive", "arrive0", "dirty_from", "end", "first", "id", "last_used",
+                 "ready_ms", "start", "written")
+
+    def __init__(self, sid: int):
+        self.id = sid
+        self.start = self.end = self.first = 0
+        self.ready_ms = 0.0  # when the data of a miss is all in (for pictures)
+        self.dirty_from = CLEAN
+        self.last_used = -1
+        self.arrive0 = 0
+        self.arrive: np.ndarray = np.empty(0)
+        self.written = False  # holds data the host wrote (not read from the platter)
+
+    @property
+    def dirty(self) -> bool:
+        return self.dirty_from < self.end
+
+    def __repr__(self) -> str:
+        d = f", dirty from {self.dirty_from}" if self.dirty else ""
+        return f"Segment({self.id}: [{self.start}, {self.end}){d})"
+
+
+class _Stream:
+    """Media work going on in the background: read-ahead into, or destaging from, a segment."""
+
+    __slots__ = ("done", "end_ms", "head0", "kind", "lba", "min_until", "pieces", "seg")
+
+    def __init__(self, kind: str, seg: Segment, lba: int, plan: Plan, head0: tuple[int, int],
+                 min_until: float):
+        self.kind, self.seg, self.lba = kind, seg, lba
+        self.done = plan.done_ms
+        self.pieces: list[PlanPiece] = list(plan.pieces)
+        self.end_ms = plan.end_ms
+        self.head0 = head0
+        self.min_until = min_until
+
+    @property
+    def stop_lba(self) -> int:
+        return self.lba + len(self.done)
+
+    def extend(self, plan: Plan, keep_from: int | None = None) -> None:
+        """Append a continuation; forget sectors before LBA ``keep_from`` (long streams)."""
+        if keep_from is not None and keep_from - self.lba > 4096:
+            self._trim(keep_from)
+        n = len(self.done)
+        self.done = np.concatenate([self.done, plan.done_ms])
+        self.pieces.extend(p._replace(first=p.first + n) for p in plan.pieces)
+        self.end_ms = plan.end_ms
+
+    def _trim(self, lba: int) -> None:
+        cut = min(lba - self.lba, len(self.done))
+        keep = [p for p in self.pieces if p.first >= cut]
+        if self.pieces and (not keep or keep[0].first > cut):  # the piece holding ``cut``
+            keep.insert(0, max((p for p in self.pieces if p.first <= cut),
+                               key=lambda p: p.first))
+        cut = keep[0].first if keep else cut
+        if cut <= 0:
+            return
+        last = self.pieces[-1]
+        self.head0 = (last.cylinder, last.surface) if not keep else self.head0
+        self.pieces = [p._replace(first=p.first - cut) for p in keep]
+        self.done = self.done[cut:]
+        self.lba += cut
+
+    def position(self) -> HeadState:
+        last = self.pieces[-1]
+        return HeadState(last.cylinder, last.surface)
+
+
+class ReadService(NamedTuple):
+    """What a read gets from the cache: when each sector is in the buffer, and the media cost."""
+
+    kind: str
+    ready_ms: np.ndarray
+    seek_ms: float
+    rotation_ms: float
+    transfer_ms: float
+    media_end_ms: float
+    segment: Segment
+    plan: Plan | None = None
+
+
+class WriteService(NamedTuple):
+    """What a write costs the media: ``media_end_ms`` is None when it is only buffered."""
+
+    media_end_ms: float | None
+    seek_ms: float = 0.0
+    rotation_ms: float = 0.0
+    transfer_ms: float = 0.0
+
+
+def respect_arrivals(plan: Plan, arrive_ms: np.ndarray, rev_ms: float) -> np.ndarray:
+    """The lost-revolution rule for writes: a sector is written only once its data is buffered.
+
+    Where the plan would write sector ``k`` before its data arrived, the head
+    lets the platter go round: that sector and all after it move on by whole
+    revolutions until the data is there. Returns the shifted completion times
+    (``plan.pieces`` end times are shifted in place of a copy list).
+    """
+    done = plan.done_ms.copy()
+    n = len(done)
+    if n == 0 or arrive_ms is None or len(arrive_ms) == 0:
+        return done
+    step = np.empty(n)
+    bounds = [p.first for p in plan.pieces] + [n]
+    for p, a, b in zip(plan.pieces, bounds, bounds[1:], strict=False):
+        step[a:b] = p.sector_ms
+    k = 0
+    while k < n:
+        late = arrive_ms[k:] - (done[k:] - step[k:])
+        bad = np.flatnonzero(late > 1e-9)
+        if not len(bad):
+            break
+        j = k + int(bad[0])
+        revs = math.ceil(late[bad[0]] / rev_ms - 1e-12)
+        done[j:] += revs * rev_ms
+        for i, p in enumerate(plan.pieces):
+            if p.first > j:
+                plan.pieces[i] = p._replace(move_start_ms=p.move_start_ms + revs * rev_ms,
+                                            move_end_ms=p.move_end_ms + revs * rev_ms,
+                                            end_ms=p.end_ms + revs * rev_ms)
+            elif bounds[i + 1] > j:
+                plan.pieces[i] = p._replace(end_ms=p.end_ms + revs * rev_ms)
+        k = j + 1
+    return done
+
+
+class SegmentCache:
+    """A segmented buffer with read-ahead and write-back for one drive (see the module doc)."""
+
+    def __init__(self, config: CacheConfig, mechanism: Mechanism):
+        self.config = config
+        self.mech = mechanism
+        self.layout = mechanism.layout
+        self.rev_ms = mechanism.rev_ms
+        self.n_segments = config.segments
+        self.cap = config.segment_sectors
+        self.segments: list[Segment] = []
+        self.stream: _Stream | None = None
+        self.stats: Counter = Counter()
+        self._tick = 0
+        self._sids = 0
+        self._next_lba: dict[int, int] = {}
+        self._recent: deque[int] = deque(maxlen=config.stream_window)
+        self._new_stream = 0
+        self._min_write_seek = mechanism.profile.overheads.min_write_seek_ms
+
+    # -- bookkeeping ----------------------------------------------------------
+    def _kib(self, kib: float) -> int:
+        return int(kib * 2)
+
+    def _note_stream(self, lba: int, n: int) -> None:
+        """Sequential-stream detection (for adaptive segments)."""
+        sid = self._next_lba.pop(lba, None)
+        if sid is None:
+            self._new_stream += 1
+            sid = self._new_stream
+        self._next_lba[lba + n] = sid
+        if len(self._next_lba) > 4 * self.config.stream_window:
+            for key in list(self._next_lba)[: len(self._next_lba) // 2]:
+                del self._next_lba[key]
+        self._recent.append(sid)
+        if self.config.adaptive:
+            want = max(1, min(self.config.max_segments, len(set(self._recent))))
+            if want != self.n_segments:
+                self.n_segments = want
+                self.cap = max(1, int(self.config.size_kib * 2) // want)
+                self.stats["resegmented"] += 1
+
+    def streams_seen(self) -> int:
+        """Distinct sequential streams among the last ``stream_window`` commands."""
+        return len(set(self._recent))
+
+    def _valid_end(self, seg: Segment, t: float) -> int:
+        s = self.stream
+        if s is not None and s.seg is seg and s.kind == "read" and t < s.end_ms:
+            return s.lba + int(np.searchsorted(s.done, t, side="right"))
+        return seg.end
+
+    def _live(self, t: float) -> _Stream | None:
+        """The stream still running at ``t`` (a finished one is retired)."""
+        s = self.stream
+        if s is not None and t >= s.end_ms:
+            self._retire(s)
+            self.stream = None
+            return None
+        return s
+
+    def _retire(self, s: _Stream) -> None:
+        if s.kind == "write":
+            self._destaged_to(s.seg, s.stop_lba)
+
+    def _destaged_to(self, seg: Segment, lba: int) -> None:
+        seg.dirty_from = max(seg.dirty_from, lba)
+        if seg.dirty_from >= seg.end:
+            seg.dirty_from = CLEAN
+            seg.arrive = np.empty(0)
+        else:
+            self._trim_arrivals(seg)
+
+    def _trim_arrivals(self, seg: Segment) -> None:
+        cut = seg.dirty_from - seg.arrive0
+        if cut > 0:
+            seg.arrive = seg.arrive[cut:]
+            seg.arrive0 = seg.dirty_from
+
+    def contents(self, t: float) -> list[tuple[int, int, bool]]:
+        """``(start, end, dirty)`` of every segment's data in the buffer at time ``t``."""
+        out = []
+        for seg in self.segments:
+            end = self._valid_end(seg, t)
+            s = self.stream
+            start = seg.start
+            if s is not None and s.seg is seg and s.kind == "read" and t < s.end_ms:
+                start = max(seg.first, end - self.cap)  # the ring, as of time t
+            elif t < seg.ready_ms:
+                continue
+            if end > start:
+                out.append((start, end, seg.dirty))
+        return out
+
+    # -- boundaries -----------------------------------------------------------
+    def _track_end(self, lba: int) -> int:
+        """One past the last LBA of the track holding ``lba``."""
+        lay = self.layout
+        left = lay.capacity - lba  # a track holds at most one track's worth: ask for no more
+        return lba + lay.pieces(lba, min(left, lay.sectors_per_track(lay.zone_of(lba))))[0].count
+
+    def _cylinder_end(self, lba: int) -> int:
+        lay = self.layout
+        left = lay.capacity - lba
+        per_cylinder = lay.sectors_per_track(lay.zone_of(lba)) * lay.surfaces
+        pieces = lay.pieces(lba, min(left, per_cylinder))
+        end = lba
+        for p in pieces:
+            if p.cylinder != pieces[0].cylinder:
+                break
+            end += p.count
+        return end
+
+    def _read_ahead(self, x: int) -> int:
+        """Sectors to read ahead from LBA ``x`` (the host has consumed everything before it)."""
+        c = self.config
+        pol = c.read_ahead
+        if pol == "none" or x >= self.layout.capacity or x <= 0:
+            return 0
+        if pol in ("track", "on-arrival"):
+            ra = self._track_end(x - 1) - x
+        elif pol == "cylinder":
+            ra = self._cylinder_end(x - 1) - x
+        elif pol == "segment":
+            ra = self.cap
+        else:  # zero
+            ra = self._kib(c.max_read_ahead_kib) if c.max_read_ahead_kib else self.cap
+        if not c.cross_boundaries and pol in ("segment", "zero"):
+            ra = min(ra, self._track_end(x - 1) - x)
+        if c.max_read_ahead_kib:
+            ra = min(ra, self._kib(c.max_read_ahead_kib))
+        return max(0, min(ra, self.cap, self.layout.capacity - x))
+
+    # -- segments -------------------------------------------------------------
+    def _allocate(self, t: float, head: HeadState) -> Segment:
+        self._tick += 1
+        clean = [s for s in self.segments if not s.dirty]
+        if len(self.segments) > self.n_segments and clean:  # shrink after re-segmenting
+            for victim in sorted(clean, key=lambda s: s.last_used)[
+                    : len(self.segments) - self.n_segments]:
+                if self.stream is not None and self.stream.seg is victim:
+                    continue
+                self.segments.remove(victim)
+            clean = [s for s in self.segments if not s.dirty]
+        if len(self.segments) < self.n_segments or not clean:
+            self._sids += 1
+            seg = Segment(self._sids)
+            self.segments.append(seg)
+        else:
+            seg = min(clean, key=lambda s: s.last_used)
+            if self.stream is not None and self.stream.seg is seg:
+                self.stop(t, head)
+            self.stats["evictions"] += 1
+        seg.start = seg.end = 0
+        seg.dirty_from = CLEAN
+        seg.arrive = np.empty(0)
+        seg.arrive0 = 0
+        seg.ready_ms = 0.0
+        seg.written = False
+        seg.last_used = self._tick
+        return seg
+
+    def _drop_overlaps(self, lba: int, n: int, keep: Segment | None, t: float,
+                       head: HeadState) -> None:
+        """A write makes other copies of its sectors stale."""
+        for seg in list(self.segments):
+            if seg is keep or seg.dirty:
+                continue
+            if seg.start < lba + n and lba < seg.end:
+                if self.stream is not None and self.stream.seg is seg:
+                    self.stop(t, head)
+                seg.start = seg.end = 0
+                seg.last_used = -1
+
+    # -- the head ---------------------------------------------------------------
+    def stop(self, t: float, head: HeadState) -> float:
+        """Stop background media work to free the head at ``t``; returns when it is free."""
+        s = self.stream
+        if s is None:
+            return t
+        self.stream = None
+        if t >= s.end_ms:
+            self._retire(s)
+            pos = s.position()
+            head.cylinder, head.surface = pos.cylinder, pos.surface
+            return t
+        if s.kind == "read" and not self.config.preemptible:
+            pos = s.position()
+            head.cylinder, head.surface = pos.cylinder, pos.surface
+            return s.end_ms
+        free = max(t, s.min_until)
+        cyl, surf = s.head0
+        for p in s.pieces:
+            if free < p.move_start_ms:
+                break
+            cyl, surf = p.cylinder, p.surface
+            if free < p.move_end_ms:  # a seek or head switch cannot be aborted
+                free = p.move_end_ms
+                break
+        got = int(np.searchsorted(s.done, free, side="right"))
+        if s.kind == "read":
+            s.seg.end = s.lba + got
+            self.stats["read_ahead_stopped"] += len(s.done) - got
+            self.stats["read_ahead_sectors"] -= len(s.done) - got
+        else:
+            self._destaged_to(s.seg, s.lba + got)
+        head.cylinder, head.surface = cyl, surf
+        return free
+
+    def _start_read_ahead(self, seg: Segment, x: int, t: float, head: HeadState,
+                          consumed: int | None = None, limit: int | None = None) -> None:
+        """Read ahead from ``x``; the host has taken the data up to ``consumed`` (default ``x``)."""
+        ra = self._read_ahead(x) if limit is None else min(limit, self.cap)
+        if consumed is not None:  # the ring: never overwrite what the host has not taken
+            ra = min(ra, consumed + self.cap - x)
+        elif not self.config.read_ahead_over_requested:
+            # after a miss the segment keeps the request and what follows it (DiskSim's
+            # "Read-ahead over requested" = 0; with 1 the read-ahead may push the
+            # request's own data, already sent, out of the segment)
+            ra = min(ra, seg.start + self.cap - x)
+        if ra <= 0:
+            return
+        if self.stream is not None:
+            self.stop(t, head)
+        head0 = (head.cylinder, head.surface)
+        plan = self.mech.plan(x, ra, False, t, head)
+        mn = min(ra, self._kib(self.config.min_read_ahead_kib))
+        min_until = float(plan.done_ms[mn - 1]) if mn else t
+        self.stream = _Stream("read", seg, x, plan, head0, min_until)
+        seg.end = x + ra
+        seg.start = max(seg.start, seg.end - self.cap)
+        head.cylinder, head.surface = plan.cylinder, plan.surface
+        self.stats["read_ahead_sectors"] += ra
+        self.stats["read_aheads"] += 1
+
+    def _extend(self, s: _Stream, upto: int, t: float, head: HeadState) -> None:
+        """The host consumed a stream's data up to ``upto``: read on, seamlessly if still running."""
+        want = max(upto, upto + self._read_ahead(upto))
+        have = s.stop_lba
+        if want <= have:
+            return
+        plan = self.mech.plan(have, want - have, False, s.end_ms, s.position())
+        s.extend(plan, keep_from=upto - 2 * self.cap)
+        s.seg.end = want
+        s.seg.start = max(s.seg.start, want - self.cap)
+        head.cylinder, head.surface = plan.cylinder, plan.surface
+        self.stats["read_ahead_sectors"] += want - have
+
+    # -- reads ----------------------------------------------------------------
+    def lookup(self, lba: int, sectors: int, now: float) -> str:
+        """How a read of ``[lba, lba+sectors)`` would be served now (changes nothing)."""
+        return self._find(lba, sectors, now)[0]
+
+    def _find(self, lba: int, n: int, t: float) -> tuple[str, Segment | None, int]:
+        s = self._live(t)
+        best: tuple[str, Segment | None, int] = ("miss", None, 0)
+        write_hits = self.config.read_hits_on_write_data
+        for seg in self.segments:
+            if not seg.start <= lba <= seg.end or (seg.written and not write_hits):
+                continue
+            ve = self._valid_end(seg, t)
+            if s is not None and s.seg is seg and s.kind == "read":
+                if lba + n <= ve:
+                    return "hit", seg, n
+                return "stream", seg, max(0, ve - lba)
+            if lba + n <= ve and lba < ve:
+                return "hit", seg, n
+            # its head is here, or (clean data) the request goes on where this ends
+            if lba < ve or (lba == ve and not seg.dirty):
+                best = ("partial", seg, ve - lba)
+        return best
+
+    def read(self, lba: int, sectors: int, now: float, ready_ms: float,
+             head: HeadState) -> ReadService:
+        """Serve a read arriving at ``now``; data can leave the buffer from ``ready_ms``."""
+        self._note_stream(lba, sectors)
+        self.stats["reads"] += 1
+        if not self.config.read_hits_on_write_data and any(
+                g.dirty and g.start < lba + sectors and lba < g.end for g in self.segments):
+            # the platter must hold the written data before the read can fetch it
+            ready_ms = max(ready_ms, self.flush(now, head))
+        kind, seg, hit = self._find(lba, sectors, now)
+        self._tick += 1
+        if kind == "hit":
+            self.stats["hits"] += 1
+            seg.last_used = self._tick
+            s = self.stream
+            if s is not None and s.seg is seg and s.kind == "read":
+                self._extend(s, lba + sectors, now, head)
+            elif (self.config.refill and s is None and not seg.dirty
+                  and lba + sectors >= seg.end - self.cap // 2
+                  and self.config.read_ahead in ("segment", "zero")):
+                # the host drained a full segment: read on into the room it made
+                self._start_read_ahead(seg, seg.end, now, head, consumed=lba + sectors)
+            elif self.config.read_ahead_on_hit and s is None and not seg.written:
+                # DiskSim's "Read-ahead on idle hit": a full hit on an idle drive reads
+                # on from the segment's end, as far as the policy reaches past this request
+                end = lba + sectors
+                want = end + self._read_ahead(end) - seg.end
+                if want > 0:
+                    self._start_read_ahead(seg, seg.end, now, head, consumed=end, limit=want)
+            ready = np.full(sectors, ready_ms)
+            return ReadService("hit", ready, 0.0, 0.0, 0.0, ready_ms, seg)
+        if kind == "stream":
+            self.stats["stream_hits"] += 1
+            seg.last_used = self._tick
+            s = self.stream
+            self._extend(s, lba + sectors, now, head)
+            a = lba - s.lba
+            times = np.empty(sectors)
+            if a < 0:
+                times[:-a] = ready_ms
+                times[-a:] = s.done[: sectors + a]
+            else:
+                times[:] = s.done[a:a + sectors]
+            ready = np.maximum(times, ready_ms)
+            end = float(ready[-1])
+            return ReadService("stream", ready, 0.0, 0.0, end - ready_ms, end, seg)
+        # partial or miss: the head is needed
+        free = max(self.stop(now, head), ready_ms)
+        first = lba + hit
+        plan = self.mech.plan(first, sectors - hit, False, free, head)
+        ready = np.empty(sectors)
+        ready[:hit] = ready_ms
+        ready[hit:] = plan.done_ms
+        head.cylinder, head.surface = plan.cylinder, plan.surface
+        if kind == "partial" and not seg.dirty:  # keep the request; older data may go
+            self.stats["partial_hits" if hit else "misses"] += 1
+            seg.start, seg.end = lba, lba + sectors
+            seg.first = lba
+        elif kind == "partial":  # the buffered head of the request is dirty: keep it apart
+            self.stats["partial_hits"] += 1
+            seg = self._allocate(now, head)
+            seg.start, seg.end = first, lba + sectors
+            seg.first = first
+        else:
+            self.stats["misses"] += 1
+            seg = self._allocate(now, head)
+            seg.start = lba
+            seg.end = lba + sectors
+            if self.config.read_ahead == "on-arrival":
+                seg.start = self._pre_read(lba, plan)
+            seg.first = seg.start
+        seg.start = max(seg.start, seg.end - max(self.cap, sectors))
+        seg.last_used = self._tick
+        seg.ready_ms = plan.end_ms
+        waited = free - ready_ms
+        return ReadService(kind, ready, plan.seek_ms + waited, plan.rotation_ms,
+                           plan.transfer_ms, plan.end_ms, seg, plan)
+
+    def _pre_read(self, lba: int, plan: Plan) -> int:
+        """On-arrival read-ahead: sectors that pass under the head before the target are kept."""
+        p = plan.pieces[0]
+        spt = round(self.rev_ms / p.sector_ms) if p.sector_ms > 0 else 0
+        if spt <= 0:
+            return lba
+        sector = math.ceil(self.mech.angle_at(p.move_end_ms) * spt - 1e-9) % spt
+        landing = self.layout.lba_at(p.cylinder, p.surface, sector)
+        if landing is None or landing >= lba or self._track_end(landing) != self._track_end(lba):
+            return lba
+        self.stats["pre_read_sectors"] += lba - landing
+        return max(landing, lba - self.cap)
+
+    def read_done(self, svc: ReadService, media_end_ms: float, head: HeadState) -> None:
+        """A read's media part ended at ``media_end_ms``: start the read-ahead after it."""
+        if svc.kind in ("miss", "partial") and self.stream is None:
+            self._start_read_ahead(svc.segment, svc.segment.end, media_end_ms, head)
+
+    # -- writes ---------------------------------------------------------------
+    def _write_segment(self, lba: int) -> Segment | None:
+        for seg in self.segments:
+            if seg.dirty and seg.start <= lba <= seg.end and lba >= seg.dirty_from:
+                return seg
+        return None
+
+    def write_space(self, lba: int, sectors: int, now: float, fua: bool = False) -> np.ndarray:
+        """Earliest time each sector of a write can enter the buffer (the ring rule)."""
+        free = np.full(sectors, -np.inf)
+        if not self.config.write_back or fua:
+            return free
+        seg = self._write_segment(lba)
+        s = self._live(now)
+        if seg is None:
+            if len(self.segments) < self.n_segments or any(not g.dirty for g in self.segments):
+                return free
+            return np.full(sectors, s.end_ms if s is not None else now)
+        if s is None or s.seg is not seg or s.kind != "write":
+            return free
+        need = lba + np.arange(sectors) - self.cap - s.lba
+        ok = (need >= 0) & (need < len(s.done))
+        free[ok] = s.done[need[ok]]
+        return free
+
+    def write(self, lba: int, sectors: int, arrive_ms: np.ndarray, now: float,
+              head: HeadState, fua: bool = False) -> WriteService:
+        """Take a write whose data enters the buffer at ``arrive_ms`` (one time per sector).
+
+        ``fua``: Force Unit Access, written through to the media even with write-back on
+        (after any dirty data it overlaps).
+        """
+        self._note_stream(lba, sectors)
+        self.stats["writes"] += 1
+        self._tick += 1
+        arrive_ms = np.asarray(arrive_ms, dtype=float)
+        if not self.config.write_back or fua:
+            t0 = now
+            if fua:
+                self.stats["fua_writes"] += 1
+                older = [g for g in self.segments
+                         if g.dirty and g.dirty_from < lba + sectors and lba < g.end]
+                if older:
+                    t0 = self._write_out(older, now, head)
+            self._drop_overlaps(lba, sectors, None, now, head)
+            free = max(self.stop(t0, head), t0)
+            plan = self.mech.plan(lba, sectors, True, free, head,
+                                  min_move_ms=self._min_write_seek)
+            done = respect_arrivals(plan, arrive_ms, self.rev_ms)
+            head.cylinder, head.surface = plan.cylinder, plan.surface
+            seg = self._allocate(now, head)
+            seg.start, seg.end = lba, lba + sectors
+            seg.written = True
+            end = float(done[-1])
+            lost = end - plan.end_ms
+            return WriteService(end, plan.seek_ms + free - now, plan.rotation_ms + lost,
+                                plan.transfer_ms)
+        seg = self._write_segment(lba)
+        self._drop_overlaps(lba, sectors, seg, now, head)
+        if seg is None or lba != seg.end:
+            seg = self._allocate(now, head)
+            seg.start = seg.end = seg.dirty_from = seg.arrive0 = lba
+            seg.written = True
+        seg.arrive = np.concatenate([seg.arrive, arrive_ms])
+        seg.end = lba + sectors
+        seg.start = max(seg.start, min(seg.dirty_from, seg.end - self.cap))
+        seg.last_used = self._tick
+        self.stats["buffered_writes"] += 1
+        s = self._live(now)
+        if s is not None and s.kind == "write" and s.seg is seg and s.stop_lba == lba:
+            plan = self.mech.plan(lba, sectors, True, s.end_ms, s.position())
+            plan = plan._replace(done_ms=respect_arrivals(plan, arrive_ms, self.rev_ms))
+            s.extend(plan, keep_from=lba - 2 * self.cap)
+            s.end_ms = float(s.done[-1])
+            head.cylinder, head.surface = plan.cylinder, plan.surface
+        elif s is None or s.kind == "read":
+            t = self.stop(now, head)
+            if self.config.destage == "sptf":
+                seg = self._pick_dirty([g for g in self.segments if g.dirty], t, head)
+            self._destage(seg, t, head)
+        return WriteService(None)
+
+    def _destage(self, seg: Segment, t: float, head: HeadState) -> None:
+        lba, n = seg.dirty_from, seg.end - seg.dirty_from
+        if n <= 0:
+            return
+        head0 = (head.cylinder, head.surface)
+        plan = self.mech.plan(lba, n, True, t, head, min_move_ms=self._min_write_seek)
+        arrive = seg.arrive[lba - seg.arrive0:]
+        plan = plan._replace(done_ms=respect_arrivals(plan, arrive[:n], self.rev_ms))
+        s = _Stream("write", seg, lba, plan, head0, t)
+        s.end_ms = float(s.done[-1])
+        self.stream = s
+        head.cylinder, head.surface = plan.cylinder, plan.surface
+        self.stats["destages"] += 1
+
+    def _write_out(self, segs: list[Segment], t: float, head: HeadState) -> float:
+        """Destage ``segs`` now, one after another; returns when they are on the platter."""
+        t = self.stop(t, head)
+        for seg in segs:
+            if not seg.dirty:
+                continue
+            self._destage(seg, t, head)
+            s = self.stream
+            t = s.end_ms
+            self._retire(s)
+            self.stream = None
+        return t
+
+    def dirty_sectors(self) -> int:
+        return sum(max(0, s.end - s.dirty_from) for s in self.segments)
+
+    def dirty_at(self, t: float) -> int:
+        """Sectors reported written but not yet on the platter at ``t`` (lost in a power cut).
+
+        Counts what a destage in progress has already written by ``t`` as safe.
+        """
+        s = self.stream
+        n = 0
+        for seg in self.segments:
+            if not seg.dirty:
+                continue
+            done_to = seg.dirty_from
+            if s is not None and s.kind == "write" and s.seg is seg:
+                done_to = max(done_to, s.lba + int(np.searchsorted(s.done, t, side="right")))
+            n += max(0, seg.end - done_to)
+        return n
+
+    def _pick_dirty(self, dirty: list[Segment], now: float, head: HeadState) -> Segment:
+        if self.config.destage == "sptf":
+            pos = self.mech.positioning_ms
+            return min(dirty, key=lambda g: (pos(g.dirty_from, True, now, head), g.last_used))
+        return min(dirty, key=lambda g: g.last_used)
+
+    def background(self, now: float, head: HeadState) -> float | None:
+        """The drive is idle at ``now``: destage if there is dirty data.
+
+        Returns when the current background work ends (the drive should look
+        again then), or None when there is nothing to do.
+        """
+        s = self._live(now)
+        if s is not None:
+            return s.end_ms
+        dirty = [g for g in self.segments if g.dirty]
+        if not dirty:
+            return None
+        seg = self._pick_dirty(dirty, now, head)
+        self._destage(seg, now, head)
+        return self.stream.end_ms if self.stream is not None else None
+
+    def flush(self, now: float, head: HeadState) -> float:
+        """Time at which every dirty sector is on the platter (destaging one segment after another)."""
+        s = self._live(now)
+        t = now
+        if s is not None and s.kind == "read":
+            t = self.stop(now, head)
+        while True:
+            nxt = self.background(t, head)
+            if nxt is None:
+                return t
+            t = max(t, nxt)

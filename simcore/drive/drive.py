@@ -1,0 +1,581 @@
+"""The drive as a SimPy process: a queue, a policy, overheads and the mechanism.
+
+One process per drive (never one per request): it waits while the queue is
+empty, asks the policy for the next request, computes the request's service
+arithmetically (:mod:`simcore.access`) and sleeps for it. Seeds: Gray 2000
+§2.6 (command overhead, media and interface stages), Seltzer et al. 1990 as
+summarised in Gray §3 (queue plus policy).
+
+Two paths. The default (no ``cache``, no ``interface``) is the fast one: an
+ideal interface and no buffer, one arithmetic service per request. Given a
+``cache`` (:class:`~simcore.cache.CacheConfig`) or an ``interface``
+(:class:`~simcore.interface.Port`), the drive instead keeps a segmented
+buffer whose read-ahead and destaging go on between commands, moves data over
+a :class:`~simcore.channel.Channel` it may share with another drive, and, for
+PIO, needs the host's :class:`~simcore.cpu.Cpu` for every DRQ block (Gray
+§2.8: "A PIO transfer of N words requires N loads, N stores"); under DMA it
+takes one completion interrupt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import simpy
+
+from ..disk.access import Access, HeadState, Mechanism
+from ..disk.layout import SECTOR_BYTES
+from ..disk.profile import DiskProfile
+from ..records import WRITE, Completed, Request
+from ..sched import get_scheduler
+
+PIO_GRAIN_SECTORS = 16  # PIO blocks the simulator moves per CPU slice when they are all ready
+
+
+class HeadView:
+    """The narrow window a scheduling policy gets onto the drive."""
+
+    __slots__ = ("_drive",)
+
+    def __init__(self, drive: Drive):
+        self._drive = drive
+
+    @property
+    def cylinder(self) -> int:
+        return self._drive.head.cylinder
+
+    @property
+    def surface(self) -> int:
+        return self._drive.head.surface
+
+    @property
+    def last_lba(self) -> int:
+        """One past the last sector the drive served (LBN-based policies sweep from here)."""
+        return self._drive.last_lba
+
+    @property
+    def cylinders(self) -> int:
+        return self._drive.mechanism.layout.cylinders
+
+    def cylinder_of(self, lba: int) -> int:
+        return self._drive.mechanism.layout.cylinder_of(lba)
+
+    def seek_ms(self, distance: int) -> float:
+        return self._drive.mechanism.seek.seek_ms(distance)
+
+    def positioning_ms(self, request: Request, now: float) -> float:
+        """Seek plus rotational wait to the request's first sector, if started at ``now``."""
+        d = self._drive
+        return d.mechanism.positioning_ms(request.lba, request.op == WRITE, now, d.head)
+
+    def service_ms(self, request: Request, now: float) -> float:
+        """Full mechanical time (positioning and transfer) if started at ``now``."""
+        d = self._drive
+        a = d.mechanism.access(request.lba, request.sectors, request.op == WRITE, now, d.head)
+        return a.end_ms - now
+
+
+ServiceFn = Callable[[Request, float, HeadState], tuple[float, Access, bool]]
+
+
+class Drive:
+    """A disk drive serving requests from its queue, one at a time."""
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        disk: DiskProfile | Mechanism,
+        scheduler: Any = "fcfs",
+        on_complete: Callable[[Completed], None] | None = None,
+        service: ServiceFn | None = None,
+        name: str = "disk0",
+        *,
+        cache: Any = None,
+        interface: Any = None,
+        channel: Any = None,
+        cpu: Any = None,
+        trace: list | None = None,
+        events: Any = None,
+    ):
+        self.env = env
+        self.mechanism = disk if isinstance(disk, Mechanism) else Mechanism(disk)
+        self.profile = self.mechanism.profile
+        policy = get_scheduler(scheduler)
+        self._choose = policy.choose if hasattr(policy, "choose") else policy
+        self.scheduler = policy
+        self.on_complete = on_complete
+        self.name = name
+        self.head = HeadState(self.profile.initial_cylinder, 0)
+        self.view = HeadView(self)
+        self.pending: list[Request] = []
+        self.completed: list[Completed] = []
+        self.busy_ms = 0.0
+        self.last_lba = 0
+        self._wake: simpy.Event | None = None
+        self._ov = ov = self.profile.overheads
+        self._after_write = False  # the type of the command before: overheads depend on it
+        # [is_write][after_write] -> command setup; [is_write] -> completion (looked up per request)
+        self._setup_ms = ((ov.read_miss(False), ov.read_miss(True)),
+                          (ov.write(False), ov.write(True)))
+        self._done_ms = (ov.completion(False), ov.completion(True))
+        self._service = service or self._mechanical_service
+        # rare firmware events (error recovery, recalibration, media scans): none unless given
+        self.events = (events.bind(self.mechanism.rev_ms)
+                       if events is not None and events.enabled else None)
+        self._last_finish = 0.0
+        self.cache = None
+        self.port = None
+        if cache is not None or interface is not None or channel is not None or cpu is not None:
+            if service is not None:
+                raise ValueError("give either service= or cache=/interface=, not both")
+            self._setup_buffered(cache, interface, channel, cpu, trace)
+            self.process = env.process(self._run_buffered())
+        else:
+            self.process = env.process(self._run())
+
+    def submit(self, request: Request) -> None:
+        """Put a request in the queue (at the current simulated time)."""
+        self.pending.append(request)
+        wake = self._wake
+        if wake is not None:
+            self._wake = None
+            wake.succeed()
+
+    @property
+    def queue_length(self) -> int:
+        return len(self.pending)
+
+    def _mechanical_service(self, req: Request, start: float,
+                            head: HeadState) -> tuple[float, Access, bool]:
+        is_write = req.op == WRITE
+        overhead = self._setup_ms[is_write][self._after_write]
+        acc = self.mechanism.access(req.lba, req.sectors, is_write, start + overhead, head)
+        return overhead, acc, False
+
+    def _run(self):
+        from .cache import FLUSH
+
+        env, pending, head = self.env, self.pending, self.head
+        choose, view, record = self._choose, self.view, self.completed.append
+        done_ms = self._done_ms
+        events = self.events
+        while True:
+            if not pending:
+                self._wake = env.event()
+                yield self._wake
+            now = env.now
+            req = choose(pending, view, now)
+            if req is pending[0]:
+                pending.pop(0)
+            else:
+                pending.remove(req)
+            if req.op == FLUSH:  # no buffer: nothing is dirty, the command only completes
+                finish = now + done_ms[False]
+                yield env.timeout(finish - now)
+                self._finish_flush(req, now, finish)
+                continue
+            overhead, acc, hit = self._service(req, now, head)
+            is_write = req.op == WRITE
+            done_ov = done_ms[is_write]
+            self._after_write = is_write
+            finish = acc.end_ms + done_ov
+            if events is not None:  # the delay comes at the end: the media work is as planned
+                extra = events.delay(req.id, now, self._last_finish,
+                                     0 if is_write or hit else req.sectors)
+                finish += extra
+                overhead += extra
+            yield env.timeout(finish - now)
+            self._last_finish = finish
+            head.cylinder, head.surface = acc.cylinder, acc.surface
+            self.last_lba = req.lba + req.sectors
+            self.busy_ms += finish - now
+            rec = Completed(
+                req.id, req.op, req.lba, req.sectors, req.arrival_ms, now, finish,
+                now - req.arrival_ms, overhead + done_ov, acc.seek_ms, acc.rotation_ms,
+                acc.transfer_ms, acc.interface_ms, finish - req.arrival_ms, req.client, hit,
+            )
+            record(rec)
+            if self.on_complete is not None:
+                self.on_complete(rec)
+
+    def _finish_flush(self, req: Request, start: float, finish: float) -> None:
+        self._last_finish = finish
+        self.busy_ms += finish - start
+        rec = Completed(req.id, req.op, req.lba, req.sectors, req.arrival_ms, start, finish,
+                        start - req.arrival_ms, finish - start, 0.0, 0.0, 0.0, 0.0,
+                        finish - req.arrival_ms, req.client, False)
+        self.completed.append(rec)
+        if self.on_complete is not None:
+            self.on_complete(rec)
+
+    # -- the buffered path: cache, channel, CPU ----------------------------------
+    def _setup_buffered(self, cache, interface, channel, cpu, trace) -> None:
+        from .cache import CacheConfig, SegmentCache
+        from .channel import Channel
+        from .cpu import Cpu
+        from .interface import Mode, Port
+
+        prof = self.profile
+        if isinstance(cache, SegmentCache):
+            self.cache = cache
+        else:
+            if cache is None:
+                cfg = CacheConfig.speed_matching(prof.cache.size_kib or 1024)
+            elif cache is True:
+                cfg = CacheConfig.from_profile(prof)
+            elif isinstance(cache, CacheConfig):
+                cfg = cache
+            else:
+                raise TypeError(f"cache must be a CacheConfig, a SegmentCache or True, "
+                                f"not {type(cache).__name__}")
+            self.cache = SegmentCache(cfg, self.mechanism)
+        if interface is None:
+            port = Port.ideal(prof.interface_mb_s)
+        elif isinstance(interface, str | Mode):
+            port = Port.of(interface)
+        elif isinstance(interface, Port):
+            port = interface
+        else:
+            raise TypeError(f"interface must be a Port or a mode name, not "
+                            f"{type(interface).__name__}")
+        self.port = port
+        self.channel = channel if channel is not None else Channel(self.env, f"{self.name}-bus")
+        self.cpu = cpu if cpu is not None else Cpu(self.env, f"{self.name}-cpu")
+        self.trace = trace
+        self.interrupts = 0
+        self._bus_ms = port.mode.sector_ms if port.mode.transfer_ns > 0 else 0.0
+        self._bus_write_ms = self._bus_ms
+        w = prof.interface_write_mb_s
+        own = prof.interface_mb_s > 0 and port.mode.name == "ideal" and abs(
+            self._bus_ms - SECTOR_BYTES / (prof.interface_mb_s * 1000.0)) < 1e-12
+        if w > 0 and own:  # the profile's own bus: its write rate too
+            self._bus_write_ms = SECTOR_BYTES / (w * 1000.0)
+
+    def _run_buffered(self):
+        env, pending, cache, head = self.env, self.pending, self.cache, self.head
+        choose, view = self._choose, self.view
+        while True:
+            if not pending:
+                wake = self._wake = env.event()
+                nxt = cache.background(env.now, head)
+                if nxt is not None and nxt > env.now:
+                    yield wake | env.timeout(nxt - env.now)
+                else:
+                    yield wake
+                continue
+            now = env.now
+            req = choose(pending, view, now)
+            if req is pending[0]:
+                pending.pop(0)
+            else:
+                pending.remove(req)
+            yield from self._serve(req)
+
+    def _serve(self, req: Request):
+        from .cache import FLUSH
+
+        env, chan = self.env, self.channel
+        start = env.now
+        creq = None
+        if self.port.hold == "command":
+            creq = chan.request()
+            yield creq
+        t = env.now
+        try:
+            if req.op == WRITE:
+                parts = yield from self._serve_write(req, t)
+            elif req.op == FLUSH:
+                parts = yield from self._serve_flush(req, t)
+            else:
+                parts = yield from self._serve_read(req, t)
+        finally:
+            if creq is not None:
+                chan.resource.release(creq)
+                chan.note(self.name, "held", t, env.now)
+        overhead, seek, rot, xfer, hit = parts
+        done_ov = self._ov.completion(req.op == WRITE)
+        if req.op != FLUSH:
+            self._after_write = req.op == WRITE
+        if self.events is not None:  # after the media work, which went as planned
+            reads = req.sectors if req.op not in (WRITE, FLUSH) and not hit else 0
+            extra = self.events.delay(req.id, start, self._last_finish, reads)
+            done_ov += extra
+        if done_ov:
+            yield env.timeout(done_ov)
+        finish = env.now
+        self._last_finish = finish
+        overhead += done_ov
+        if req.op != FLUSH:
+            self.last_lba = req.lba + req.sectors
+        self.busy_ms += finish - start
+        iface = max(0.0, finish - start - overhead - seek - rot - xfer)
+        rec = Completed(req.id, req.op, req.lba, req.sectors, req.arrival_ms, start, finish,
+                        start - req.arrival_ms, overhead, seek, rot, xfer, iface,
+                        finish - req.arrival_ms, req.client, hit)
+        self.completed.append(rec)
+        if self.on_complete is not None:
+            self.on_complete(rec)
+
+    def _note(self, kind: str, t0: float, t1: float) -> None:
+        if self.trace is not None and t1 > t0:
+            self.trace.append((self.name, kind, t0, t1))
+
+    def _trace_plan(self, plan) -> None:
+        if self.trace is None or plan is None:
+            return
+        bounds = [p.first for p in plan.pieces] + [len(plan.done_ms)]
+        for p, end in zip(plan.pieces, bounds[1:], strict=False):
+            self._note("seek", p.move_start_ms, p.move_end_ms)
+            first_done = float(plan.done_ms[p.first]) - p.sector_ms
+            self._note("rotation", p.move_end_ms, first_done)
+            self._note("media", first_done, float(plan.done_ms[end - 1]))
+
+    def _serve_read(self, req: Request, t: float):
+        cache, port = self.cache, self.port
+        n = req.sectors
+        kind = cache.lookup(req.lba, n, t)
+        aw = self._after_write
+        ov = self._ov.read_hit(aw) if kind in ("hit", "stream") else self._ov.read_miss(aw)
+        svc = cache.read(req.lba, n, t, t + ov, self.head)
+        self._trace_plan(svc.plan)
+        if port.is_pio:
+            _, ready = yield from self._pio_in(req, svc.ready_ms)
+        else:
+            _, ready = yield from self._dma_in(req, svc.ready_ms)
+        # the media part ended with the last sector (later if the ring made it lose turns)
+        media_end = svc.media_end_ms + float(ready[-1] - svc.ready_ms[-1])
+        cache.read_done(svc, media_end, self.head)
+        if self.trace is not None and cache.stream is not None and cache.stream.kind == "read":
+            s = cache.stream
+            self._note("read-ahead", float(s.done[0]) - s.pieces[0].sector_ms, s.end_ms)
+        if not port.is_pio:
+            yield from self._irq(req)
+        extra = media_end - svc.media_end_ms  # revolutions lost to a full segment
+        return ov, svc.seek_ms, svc.rotation_ms + extra, svc.transfer_ms, kind in ("hit", "stream")
+
+    def _irq(self, req: Request):
+        us = self.port.completion_us()
+        self.interrupts += 1
+        if us > 0:
+            yield from self.cpu.work(us / 1000.0, owner=req.client, kind="irq", priority=0)
+
+    def _ring_stall(self, ready: np.ndarray, drained: np.ndarray, upto: int) -> bool:
+        """The lost-revolution rule for big reads: sector ``i + cap`` needs sector ``i`` gone.
+
+        Checks the sectors drained so far (``drained[:upto]``); where the media
+        would have read into a slot still full, it stops and comes back whole
+        revolutions later. Returns True if ``ready`` changed.
+        """
+        cap = self.cache.cap
+        n = len(ready)
+        if n <= cap or upto <= 0:
+            return False
+        lim = min(upto, n - cap)
+        if lim <= 0:
+            return False
+        step = self.mechanism.rev_ms / self.mechanism.layout.sectors_per_track(
+            self.mechanism.layout.zone_of(0))
+        late = drained[:lim] - (ready[cap:cap + lim] - step)
+        bad = np.flatnonzero(late > 1e-9)
+        if not len(bad):
+            return False
+        j = int(bad[0])
+        revs = np.ceil(late[j] / self.mechanism.rev_ms - 1e-12)
+        ready[cap + j:] += revs * self.mechanism.rev_ms
+        self.cache.stats["lost_revolutions"] += int(revs)
+        np.maximum.accumulate(ready, out=ready)
+        return True
+
+    def _dma_in(self, req: Request, ready: np.ndarray):
+        env, chan, b = self.env, self.channel, self._bus_ms
+        n = len(ready)
+        ready = ready.copy()
+        idx = np.arange(n, dtype=float)
+        if self.port.hold == "transfer":
+            # bursts that never wait for the media; a read bigger than the segment goes in
+            # half-segment pieces, so the media can refill the ring behind them
+            cap = self.cache.cap
+            piece = n if n <= cap else max(1, cap // 2)
+            drained = np.empty(n)
+            # DiskSim's read water mark: reconnect once this much of the request is buffered
+            mark = min(n, piece, int(np.ceil(self.profile.read_watermark * n - 1e-9)))
+            k = 0
+            while k < n:
+                end = min(n, k + piece)
+                sub = np.arange(end - k, dtype=float)
+                s = max(env.now, float(np.max(ready[k:end] - sub * b)))
+                if k == 0 and mark > 0:
+                    s = max(s, float(ready[mark - 1]))
+                if s > env.now:
+                    yield env.timeout(s - env.now)
+                with chan.request() as r:
+                    yield r
+                    s2 = env.now
+                    drained[k:end] = s2 + (sub + 1) * b
+                    if b * (end - k) > 0:
+                        yield env.timeout(b * (end - k))
+                    chan.note(self.name, "data", s2, env.now)
+                    self._note("bus", s2, env.now)
+                k = end
+                self._ring_stall(ready, drained, k)
+            return drained, ready
+        t0 = env.now
+        while True:
+            drained = (idx + 1) * b + np.maximum(t0, np.maximum.accumulate(ready - idx * b))
+            if not self._ring_stall(ready, drained, n):
+                break
+        end = float(drained[-1])
+        if end > env.now:
+            yield env.timeout(end - env.now)
+        chan.data_ms += n * b
+        self._note("bus", max(t0, float(ready[0]) - b), end)
+        return drained, ready
+
+    def _pio_in(self, req: Request, ready: np.ndarray):
+        env, port, cpu, chan = self.env, self.port, self.cpu, self.channel
+        n = len(ready)
+        ready = ready.copy()
+        drained = np.empty(n)
+        m = port.multcount
+        grain = max(m, PIO_GRAIN_SECTORS)
+        word_ms = port.pio_word_us(False) * 256 / 1000.0
+        irq_ms = port.costs.irq_us / 1000.0
+        drq_ms = port.drq_read_us / 1000.0
+        k = 0
+        while k < n:
+            end = min(k + m, n)
+            t_irq = max(env.now + (drq_ms if k else 0.0), float(ready[end - 1]))
+            if t_irq > env.now:
+                yield env.timeout(t_irq - env.now)
+            blocks = 1
+            while end < n and end - k < grain:
+                nxt = min(end + m, n)
+                if ready[nxt - 1] > env.now:
+                    break
+                end, blocks = nxt, blocks + 1
+            creq = None
+            if port.hold == "transfer":
+                creq = chan.request()
+                yield creq
+            t0 = env.now
+            yield from cpu.work(blocks * irq_ms + (end - k) * word_ms, owner=req.client,
+                                kind="pio", priority=0)
+            if blocks > 1 and drq_ms:
+                yield env.timeout((blocks - 1) * drq_ms)
+            if creq is not None:
+                chan.resource.release(creq)
+            chan.note(self.name, "data", t0, env.now)
+            self._note("pio", t0, env.now)
+            self.interrupts += blocks
+            drained[k:end] = np.linspace(t0, env.now, end - k + 1)[1:]
+            k = end
+            self._ring_stall(ready, drained, k)
+        return drained, ready
+
+    def _serve_write(self, req: Request, t: float):
+        cache, port, env = self.cache, self.port, self.env
+        n = req.sectors
+        ov = data_ov = self._ov.write(self._after_write)
+        if (self._ov.random_write_setup_ms is not None and self._after_write
+                and req.lba != self.last_lba):
+            # a write that does not continue the write before: the drive disconnects and
+            # comes back for the data (DiskSim's extra write disconnect, seen on HP drives)
+            ov = self._ov.random_write_setup_ms
+            data_ov = self._ov.random_write_data_ms or ov
+        fua = req.fua
+        space = cache.write_space(req.lba, n, t, fua=fua)
+        if data_ov:
+            yield env.timeout(data_ov)
+        if port.is_pio:
+            arrive = yield from self._pio_out(req, space)
+        else:
+            arrive = yield from self._dma_out(req, space)
+        # the arm moves once the command is set up (DiskSim: the overhead comes first), while
+        # the data may still be crossing the bus
+        svc = cache.write(req.lba, n, arrive, t + ov, self.head, fua=fua)
+        if svc.media_end_ms is not None:
+            self._trace_write(svc, arrive)
+            if svc.media_end_ms > env.now:
+                yield env.timeout(svc.media_end_ms - env.now)
+        elif self.trace is not None and cache.stream is not None:
+            s = cache.stream
+            self._note("destage", float(s.done[0]) - s.pieces[0].sector_ms, s.end_ms)
+        us = port.costs.irq_us
+        self.interrupts += 1
+        if us > 0:
+            yield from self.cpu.work(us / 1000.0, owner=req.client, kind="irq", priority=0)
+        buffered = svc.media_end_ms is None
+        if buffered:
+            return ov, 0.0, 0.0, 0.0, True
+        return ov, svc.seek_ms, svc.rotation_ms, svc.transfer_ms, False
+
+    def _trace_write(self, svc, arrive) -> None:
+        if self.trace is not None:
+            self._note("media", svc.media_end_ms - svc.transfer_ms, svc.media_end_ms)
+
+    def _dma_out(self, req: Request, space: np.ndarray):
+        env, chan, b = self.env, self.channel, self._bus_write_ms
+        n = req.sectors
+        idx = np.arange(n, dtype=float)
+        creq = None
+        if self.port.hold == "transfer":
+            creq = chan.request()
+            yield creq
+        t0 = env.now
+        arrive = (idx + 1) * b + np.maximum(t0, np.maximum.accumulate(space - idx * b))
+        end = float(arrive[-1])
+        if end > env.now:
+            yield env.timeout(end - env.now)
+        if creq is not None:
+            chan.resource.release(creq)
+        chan.data_ms += n * b
+        self._note("bus", t0, end)
+        return arrive
+
+    def _pio_out(self, req: Request, space: np.ndarray):
+        env, port, cpu, chan = self.env, self.port, self.cpu, self.channel
+        n = req.sectors
+        arrive = np.empty(n)
+        m = port.multcount
+        grain = max(m, PIO_GRAIN_SECTORS)
+        word_ms = port.pio_word_us(True) * 256 / 1000.0
+        irq_ms = port.costs.irq_us / 1000.0
+        drq_ms = port.drq_write_us / 1000.0
+        k = 0
+        while k < n:
+            t_drq = max(env.now + (drq_ms if k else 0.0), float(space[k]))
+            if t_drq > env.now:
+                yield env.timeout(t_drq - env.now)
+            end = min(k + grain - grain % m, n) if grain >= m else min(k + m, n)
+            blocks = -(-(end - k) // m)
+            irqs = blocks - (1 if k == 0 else 0)  # the first block goes without an interrupt
+            creq = None
+            if port.hold == "transfer":
+                creq = chan.request()
+                yield creq
+            t0 = env.now
+            yield from cpu.work(irqs * irq_ms + (end - k) * word_ms, owner=req.client,
+                                kind="pio", priority=0)
+            if blocks > 1 and drq_ms:
+                yield env.timeout((blocks - 1) * drq_ms)
+            if creq is not None:
+                chan.resource.release(creq)
+            chan.note(self.name, "data", t0, env.now)
+            self._note("pio", t0, env.now)
+            self.interrupts += irqs
+            arrive[k:end] = np.linspace(t0, env.now, end - k + 1)[1:]
+            k = end
+        return arrive
+
+    def _serve_flush(self, req: Request, t: float):
+        env = self.env
+        end = self.cache.flush(t, self.head)
+        if end > env.now:
+            yield env.timeout(end - env.now)
+        us = self.port.costs.irq_us
+        self.interrupts += 1
+        if us > 0:
+            yield from self.cpu.work(us / 1000.0, owner=req.client, kind="irq", priority=0)
+        return 0.0, 0.0, 0.0, max(0.0, end - t), False

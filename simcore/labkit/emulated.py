@@ -1,0 +1,116 @@
+"""Measure a served drive with fio from a lab notebook, and attach fio's report for the grader.
+
+The labs' graded hardware questions measure the *emulated* drive: ``python -m
+simcore serve`` exports the lab's drive (or the student's mystery disk) on a
+private Unix socket, in real time, and Debian's fio reads it with its ``nbd``
+engine (no root, no kernel module; Binder too). :func:`fio_served` runs one fio
+job that way, attaches fio's JSON report to the cell's output
+(:mod:`simcore.labkit.attach`; saving the notebook keeps it) and returns the
+checked report; :func:`measured` finds it again in a later cell, in the
+student's kernel or in the grader's run, where the measuring cell is skipped
+and the saved report is put back instead.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import subprocess
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+from . import attach
+from .judges import FioRun, read_fio
+
+
+class NotMeasured(RuntimeError):
+    """The measurement could not run here (no fio, the server failed); the reason says which."""
+
+
+def fio_command(sock: str, name: str, fio_args: list[str]) -> list[str]:
+    return ["fio", "--ioengine=nbd", f"--uri=nbd+unix:///?socket={sock}",
+            "--output-format=json", f"--name={name}", *fio_args]
+
+
+def fio_served(kind: str, serve_args: list[str], fio_args: list[str],
+               timeout_s: float = 300, tag: str = "") -> FioRun:
+    """Serve a drive (``serve_args``, e.g. ``["--mystery", token]``), run one fio job, attach it.
+
+    ``tag`` (a mystery disk's token, say) goes into the server's socket path, so
+    fio's report names the drive it measured (its ``uri``) and a judge can tell
+    one student's drive from another's. Raises :class:`NotMeasured` when fio is
+    missing or the run fails, with the install line or fio's own message.
+    """
+    if tag and not tag.replace("-", "").isalnum():
+        raise ValueError(f"tag must be letters, digits and '-' (got {tag!r})")
+    from ..serve.served import ServedDisk
+
+    if shutil.which("fio") is None:
+        raise NotMeasured("fio is not installed (apt-get install fio; Debian's fio has the nbd "
+                          "engine)")
+    with tempfile.TemporaryDirectory(prefix=f"disklab-fio-{tag + '-' if tag else ''}") as tmp:
+        try:
+            with ServedDisk(tmp, serve_args) as disk:
+                cmd = fio_command(disk.sock, kind, fio_args)
+                res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+        except (RuntimeError, subprocess.TimeoutExpired) as exc:
+            raise NotMeasured(f"the served drive could not be measured: {exc}") from exc
+    if res.returncode != 0:
+        raise NotMeasured(f"fio failed: {res.stderr.strip()[-800:]}")
+    run = read_fio(res.stdout)
+    shown = " ".join(shlex.quote(c) for c in cmd).replace(tmp, "$TMP")
+    attach.attach(kind, "fio", res.stdout, target="emulated: python -m simcore serve "
+                  + " ".join(serve_args), command=shown,
+                  summary=f"MEASURED now on the emulated drive ({' '.join(serve_args)}): "
+                          f"{run.read_mb_s:.2f} MB/s, {run.read_iops:.1f} IOPS, mean latency "
+                          f"{run.read_mean_ms:.3f} ms. fio's report is attached (saved with the "
+                          "notebook; the grader checks your answer against it).")
+    return run
+
+
+def measured(kind: str) -> FioRun | None:
+    """The fio report attached for ``kind`` in this kernel (or restored by the grader), or None."""
+    att = attach.latest(kind)
+    if att is None or att.get("tool") != "fio":
+        return None
+    return read_fio(att["raw"])
+
+
+def recording_path(kind: str, token: str) -> Path:
+    """Where a recorded measurement of ``kind`` on the served drive ``token`` is kept."""
+    from ..disk.profiles import data_dir
+
+    return data_dir() / "measurements" / "served" / "attached" / f"{kind}.{token}.json"
+
+
+def record(kind: str, token: str, serve_args: list[str], fio_args: list[str]) -> Path:
+    """Measure now and keep the attachment as the recording a notebook falls back to."""
+    fio_served(kind, serve_args, fio_args, tag=token)
+    path = recording_path(kind, token)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "schema": "disklab-attachment/1",
+        "recorded_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "attachment": attach.latest(kind)}, indent=1) + "\n")
+    return path
+
+
+def recorded(kind: str, token: str) -> FioRun | None:
+    """A recorded fio report of ``kind`` on the served drive ``token`` (labelled), or None.
+
+    Only what the project recorded (the demo variants) is there; a recording
+    keeps a notebook running where fio is missing and is never attached, so
+    the grader never counts it as the student's measurement.
+    """
+    path = recording_path(kind, token)
+    if not path.exists():
+        return None
+    rec = json.loads(path.read_text())
+    att = rec["attachment"]
+    run = read_fio(att["raw"])
+    print(f"RECORDED on {rec['recorded_at'][:10]}, not measured here ({att['target']}): "
+          f"{run.read_mb_s:.2f} MB/s. A recording is not your measurement: the grader counts "
+          "only a measurement attached to your notebook.")
+    return run

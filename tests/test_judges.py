@@ -1,0 +1,145 @@
+"""Measured answers judged by the student's own fio report (issue 16, item 6), without a kernel.
+
+The report is the one stored in Lab 1's key: fio 3.33's JSON of 128 KiB sequential reads at
+depth 4 on the demo variant's served mystery disk. Each edit a student might make to it (the
+bandwidth alone, the job's options, the answer beside it) must be refused, with a reason that
+names no expected value; the untouched report passes. Little's law (bandwidth = depth x block /
+mean latency) is the check that needs no knowledge of the drive.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from simcore.labkit import attach, judges
+from simcore.labkit.grade import Key
+from simcore.labkit.labformat import LabFormatError, inspect_lab
+
+LAB1 = Path(__file__).resolve().parent.parent / "instructors" / "labs" / "lab1_time.ipynb"
+SPEC = {"name": "fio", "kinds": ["lab1-mystery"], "metric": "read_mb_s",
+        "require": {"ioengine": "nbd", "rw": "read", "bs": "128k", "iodepth": "4", "offset": "0"},
+        "range": [1, 100], "reference_rel": 0.07}
+
+
+@pytest.fixture(scope="module")
+def saved():
+    nb = nbformat.read(str(LAB1), as_version=4)
+    return {a["kind"]: a for a in attach.from_notebook(nb)}["lab1-mystery"]
+
+
+def edited(att, change) -> list[dict]:
+    raw = att["raw"]
+    rep = json.loads(raw[raw.index("{"):])
+    change(rep)
+    return [{**att, "raw": json.dumps(rep)}]
+
+
+def test_the_untouched_report_passes_and_follows_littles_law(saved):
+    run = judges.read_fio(saved["raw"])
+    assert run.iodepth == 4 and run.bs == 128 * 1024
+    assert run.read_mb_s == pytest.approx(4 * run.bs / (run.read_mean_ms / 1e3) / 1e6, rel=0.05)
+    ok, why = judges.run(SPEC, run.read_mb_s, run.read_mb_s * 1.03, [saved])
+    assert ok, why
+
+
+def test_an_answer_that_does_not_follow_from_the_report_fails(saved):
+    run = judges.read_fio(saved["raw"])
+    ok, why = judges.run(SPEC, run.read_mb_s * 1.05, run.read_mb_s, [saved])
+    assert not ok and "does not follow from your attached measurement" in why
+    assert f"{run.read_mb_s:.1f}" not in why
+
+
+def test_a_measurement_of_another_drive_fails_on_the_reference(saved):
+    run = judges.read_fio(saved["raw"])
+    ok, why = judges.run(SPEC, run.read_mb_s, run.read_mb_s * 1.10, [saved])
+    assert not ok and "not within the tolerance" in why
+
+
+@pytest.mark.parametrize("change, reason", [
+    (lambda r: r["jobs"][0]["read"].__setitem__("bw_bytes", r["jobs"][0]["read"]["bw_bytes"] * 1.2),
+     "contradict"),
+    (lambda r: r["jobs"][0]["read"].update(
+        bw_bytes=r["jobs"][0]["read"]["bw_bytes"] * 1.2, bw=r["jobs"][0]["read"]["bw"] * 1.2,
+        io_bytes=r["jobs"][0]["read"]["io_bytes"] * 1.2), "contradict"),
+    (lambda r: r["jobs"][0]["job options"].__setitem__("bs", "1m"), "contradict"),
+    (lambda r: r["jobs"][0]["job options"].__setitem__("offset", "100g"), "offset"),
+    (lambda r: r["global options"].__setitem__("ioengine", "libaio"), "ioengine"),
+    (lambda r: r.pop("fio version"), "fio version"),
+    (lambda r: r["jobs"].append(copy.deepcopy(r["jobs"][0])), "exactly one job"),
+])
+def test_an_edited_report_is_refused(saved, change, reason):
+    run = judges.read_fio(saved["raw"])
+    ok, why = judges.run(SPEC, run.read_mb_s, run.read_mb_s, edited(saved, change))
+    assert not ok and reason in why, why
+
+
+def test_a_report_of_another_drive_fails_even_when_its_rate_fits(saved):
+    """The served drive's socket carries the mystery token (fio_served(tag=...)), and fio's
+    report keeps the socket in its uri: a classmate's report names the classmate's drive."""
+    from simcore.labkit import variant_seed
+    from simcore.labkit.variants import mystery_token
+
+    run = judges.read_fio(saved["raw"])
+    mine = mystery_token(variant_seed("demo", "lab1"))
+    assert mine in run.options["uri"]
+    ok, why = judges.run(SPEC, run.read_mb_s, {"value": run.read_mb_s, "uri_has": mine}, [saved])
+    assert ok, why
+    ok, why = judges.run(SPEC, run.read_mb_s, {"value": run.read_mb_s,
+                                                "uri_has": "0123456789abcdef"}, [saved])
+    assert not ok and "not of the drive you were given" in why
+
+
+def test_missing_or_foreign_attachments_are_named(saved):
+    ok, why = judges.run(SPEC, 17.0, 17.0, [])
+    assert not ok and "no lab1-mystery measurement is attached" in why
+    ok, why = judges.run(SPEC, 17.0, 17.0, [{**saved, "tool": "hdparm"}])
+    assert not ok and "not fio output" in why
+    ok, why = judges.run(SPEC, 17.0, 17.0, [{**saved, "raw": "17 MB/s, trust me"}])
+    assert not ok and "not fio's JSON report" in why
+
+
+def test_implausible_values_are_refused(saved):
+    run = judges.read_fio(saved["raw"])
+    ok, why = judges.run({**SPEC, "range": [50, 100]}, run.read_mb_s, None, [saved])
+    assert not ok and "not physically plausible" in why
+
+
+def test_sizes_in_fio_notation():
+    assert judges.size_bytes("128k") == 131072 and judges.size_bytes("4096") == 4096
+    assert judges.size_bytes("1m") == judges.size_bytes("1024k")
+    with pytest.raises(judges.MeasurementError):
+        judges.size_bytes("lots")
+
+
+def test_a_bad_judge_in_a_key_names_the_field():
+    nb = nbformat.read(str(LAB1), as_version=4)
+    cell = next(c for c in nb.cells if c.get("id") == "check-q9")
+    cell.metadata["disklab"]["judge"] = {**SPEC, "metric": "speed"}
+    with pytest.raises(LabFormatError, match="judge metric"):
+        inspect_lab(nb, "lab1_time.ipynb")
+    cell.metadata["disklab"]["judge"] = {**SPEC, "kinds": ["a", "b"]}
+    with pytest.raises(LabFormatError, match="combine"):
+        inspect_lab(nb, "lab1_time.ipynb")
+
+
+def test_the_grader_restores_a_submissions_measurement_before_the_answers():
+    from simcore.labkit.grade import splice
+
+    nb = nbformat.read(str(LAB1), as_version=4)
+    key = Key(LAB1, b"judges-test-secret-" + b"3" * 32)
+    try:
+        merged, _, _ = splice(key, nb, "carol")
+    finally:
+        key.close()
+    ids = [c.get("id") for c in merged.cells]
+    restore = ids.index("disklab-restore-measurements")
+    assert restore == ids.index("parameters") + 1 < ids.index("answer-q9")
+    ns: dict = {}
+    exec(merged.cells[restore].source, ns)
+    assert attach.latest("lab1-mystery") == {a["kind"]: a for a in
+                                              attach.from_notebook(nb)}["lab1-mystery"]
