@@ -197,3 +197,32 @@ def test_a_lab_opens_and_runs(binder, browser):
         page.page.screenshot(path=str(SHOTS / f"binder_{lab}.png"))
     finally:
         page.close()
+
+
+@pytest.mark.timeout(1800)
+def test_every_chapter_opens_as_a_notebook_from_its_launch_button(binder, browser):
+    """Each chapter's launch URL lands on a notebook with its code cells (the first test runs
+    one of them top to bottom; the book build executes every chapter in this environment)."""
+    base, token, _ = binder
+    pages = sorted((_html() / "book").glob("*.html"))
+    chapters = [p.stem for p in pages if "https://mybinder.org/" in p.read_text()
+                and "{code-cell}" in (ROOT / "book" / f"{p.stem}.md").read_text()]
+    assert len(chapters) >= 15, chapters
+    page = LabPage(browser, width=1280, height=900)
+    wrong = []
+    try:
+        for chapter in chapters:
+            urlpath = parse_qs(urlparse(launch_url(chapter)).query)["urlpath"][0]
+            page.goto(f"{base}/{urlpath.lstrip('/')}?token={token}")
+            page.page.wait_for_function(
+                "() => { const w = window.jupyterapp.shell.currentWidget;"
+                " return !!(w && w.content && w.content.widgets"
+                " && w.content.widgets.length > 0); }", timeout=180_000)
+            kind = page.current_kind()
+            code = sum(c["type"] == "code" for c in page.cells()) if kind == "notebook" else 0
+            if kind != "notebook" or code < 2:
+                wrong.append(f"{chapter}: opened as {kind} with {code} code cells")
+        assert not wrong, wrong
+        assert not page.blocked, f"the page tried to reach the network: {page.blocked[:3]}"
+    finally:
+        page.close()
