@@ -214,12 +214,17 @@ def test_every_chapter_opens_as_a_notebook_from_its_launch_button(binder, browse
         for chapter in chapters:
             urlpath = parse_qs(urlparse(launch_url(chapter)).query)["urlpath"][0]
             page.goto(f"{base}/{urlpath.lstrip('/')}?token={token}")
+            # the document is this chapter and its model is loaded (cells are counted from
+            # the model: a windowed notebook renders only the cells in view)
             page.page.wait_for_function(
-                "() => { const w = window.jupyterapp.shell.currentWidget;"
-                " return !!(w && w.content && w.content.widgets"
-                " && w.content.widgets.length > 0); }", timeout=180_000)
+                """(name) => { const w = window.jupyterapp.shell.currentWidget;
+                     return !!(w && w.context && w.context.isReady
+                       && w.context.path.endsWith(name)); }""",
+                arg=f"{chapter}.md", timeout=180_000)
             kind = page.current_kind()
-            code = sum(c["type"] == "code" for c in page.cells()) if kind == "notebook" else 0
+            code = page.page.evaluate(
+                """() => Array.from(window.jupyterapp.shell.currentWidget.content.model.cells)
+                     .filter(c => c.type === 'code').length""") if kind == "notebook" else 0
             if kind != "notebook" or code < 2:
                 wrong.append(f"{chapter}: opened as {kind} with {code} code cells")
         assert not wrong, wrong

@@ -114,3 +114,19 @@ def test_a_caption_with_code_is_not_in_a_backtick_fence():
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if re.match(r"^`{3,}\{[\w:-]+\}.*`", line):
                 pytest.fail(f"{path.name}:{n}: a backtick in a backtick fence's directive line")
+
+
+def test_every_chapter_with_code_declares_its_jupytext_format():
+    """JupyterLab's jupytext opens a chapter as a notebook only with the full header (the
+    queueing, status and validation chapters lacked `extension: .md` and opened with no code
+    cells from their launch buttons)."""
+    missing = []
+    for path in sorted((ROOT / "book").glob("*.md")):
+        text = path.read_text()
+        if "{code-cell}" not in text:
+            continue
+        header = text.split("\n---\n", 1)[0]
+        if not ("extension: .md" in header and "format_name: myst" in header
+                and "kernelspec:" in header):
+            missing.append(path.name)
+    assert not missing, missing
