@@ -205,8 +205,10 @@ def test_every_chapter_opens_as_a_notebook_from_its_launch_button(binder, browse
     one of them top to bottom; the book build executes every chapter in this environment)."""
     base, token, _ = binder
     pages = sorted((_html() / "book").glob("*.html"))
+    code_cells = {p.stem: (ROOT / "book" / f"{p.stem}.md").read_text().count("{code-cell}")
+                  for p in pages}
     chapters = [p.stem for p in pages if "https://mybinder.org/" in p.read_text()
-                and "{code-cell}" in (ROOT / "book" / f"{p.stem}.md").read_text()]
+                and code_cells[p.stem]]
     assert len(chapters) >= 15, chapters
     page = LabPage(browser, width=1280, height=900)
     wrong = []
@@ -225,8 +227,9 @@ def test_every_chapter_opens_as_a_notebook_from_its_launch_button(binder, browse
             code = page.page.evaluate(
                 """() => Array.from(window.jupyterapp.shell.currentWidget.content.model.cells)
                      .filter(c => c.type === 'code').length""") if kind == "notebook" else 0
-            if kind != "notebook" or code < 2:
-                wrong.append(f"{chapter}: opened as {kind} with {code} code cells")
+            if kind != "notebook" or code != code_cells[chapter]:
+                wrong.append(f"{chapter}: opened as {kind} with {code} code cells, "
+                             f"not {code_cells[chapter]}")
         assert not wrong, wrong
         assert not page.blocked, f"the page tried to reach the network: {page.blocked[:3]}"
     finally:

@@ -121,7 +121,7 @@ def test_every_chapter_with_code_declares_its_jupytext_format():
     queueing, status and validation chapters lacked `extension: .md` and opened with no code
     cells from their launch buttons)."""
     missing = []
-    for path in sorted((ROOT / "book").glob("*.md")):
+    for path in sorted(BOOK.glob("*.md")):
         text = path.read_text()
         if "{code-cell}" not in text:
             continue
