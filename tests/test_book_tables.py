@@ -130,3 +130,17 @@ def test_every_chapter_with_code_declares_its_jupytext_format():
                 and "kernelspec:" in header):
             missing.append(path.name)
     assert not missing, missing
+
+
+def test_every_page_opens_in_jupyterlab_as_myst():
+    """JupyterLab opens book/*.md through jupytext: a page without a header is guessed, and a
+    ':::' fence made the intro look like Pandoc Markdown (which needs pandoc, absent here)."""
+    import jupytext
+
+    failed = []
+    for path in sorted(BOOK.glob("*.md")):
+        try:
+            jupytext.read(path)
+        except Exception as exc:
+            failed.append(f"{path.name}: {exc}")
+    assert not failed, failed

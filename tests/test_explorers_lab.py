@@ -43,7 +43,7 @@ def explorer_cells() -> list[tuple[str, str]]:
     for md in sorted((ROOT / "book").glob("*.md")):
         if only and md.stem not in only:
             continue
-        nb = jupytext.read(md)
+        nb = jupytext.read(md, fmt="md:myst")  # every chapter is MyST (a ::: fence is not pandoc)
         for cell in nb.cells:
             if cell.cell_type == "code" and "skip-execution" in cell.metadata.get("tags", []):
                 out.append((md.stem, cell.source))
