@@ -193,7 +193,18 @@ def test_a_lab_opens_and_runs(binder, browser):
         page.run_all()
         cells = page.cells()
         assert not _errors(cells), _errors(cells)
-        assert all(c["count"] for c in cells if c["type"] == "code"), "a cell did not run"
+
+        def idle(cells):
+            return [(i, c["source"][:80]) for i, c in enumerate(cells)
+                    if c["type"] == "code" and c["source"].strip() and not c["count"]]
+
+        if idle(cells):
+            # seen twice in CI, never here: Run All left cells unrun with no error anywhere
+            # (the UI, not the lab); run them again, and fail if any still does not run
+            page.run_all()
+            cells = page.cells()
+            assert not _errors(cells), _errors(cells)
+        assert not idle(cells), f"cells that did not run: {idle(cells)}"
         page.page.screenshot(path=str(SHOTS / f"binder_{lab}.png"))
     finally:
         page.close()
