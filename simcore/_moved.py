@@ -65,6 +65,21 @@ class _OldNames(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         """The module is already the new one, executed by its own import."""
 
 
+def reexport(package: str, module: str):
+    """A module ``__getattr__`` for ``package`` that finds names in ``package.module``, imported
+    on first use (``from simcore.drive import Drive`` after drive.py became drive/drive.py)."""
+
+    def __getattr__(name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return getattr(importlib.import_module(f"{package}.{module}"), name)
+        except AttributeError:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+
+    return __getattr__
+
+
 def install() -> None:
     if not any(isinstance(f, _OldNames) for f in sys.meta_path):
         sys.meta_path.insert(0, _OldNames())

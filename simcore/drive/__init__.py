@@ -7,13 +7,6 @@ lower-layer modules load without the drive process).
 """
 
 
-def __getattr__(name: str):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    import importlib
+from .._moved import reexport
 
-    module = importlib.import_module(f"{__name__}.drive")
-    try:
-        return getattr(module, name)
-    except AttributeError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+__getattr__ = reexport(__name__, "drive")
