@@ -43,7 +43,8 @@ class Stack:
     for none; a :class:`~simcore.interface.Port` or a mode name). ``service``: a per-request
     service function on the fast path (``fn(request, start_ms, head)``), or with ``array`` a
     factory called with each member's mechanism. ``array``: ``{"drives": n, "level": 0 or
-    5, "stripe_kib": 64}``. ``host``: layers, bottom to top (see :data:`Layer`).
+    5, "stripe_kib": 64}``, optionally ``"link_mb_s"`` (the host link's rate).
+    ``host``: layers, bottom to top (see :data:`Layer`).
     ``channel``: the name of the bus (cable) the drive sits on; drives of one run naming the
     same channel share it (an IDE master and slave). ``cpu``: ``True`` to charge the
     interface's work to the run's host CPU (PIO and DMA costs; Gray 2000 §2.8), shared by
@@ -212,7 +213,8 @@ def build(env: simpy.Environment, stk: Stack, shared: Shared | None = None) -> B
         spec = dict(stk.array)
         device = build_array(env, mech, spec.pop("drives"), level=spec.pop("level", 0),
                              stripe_kib=spec.pop("stripe_kib", 64.0), scheduler=stk.scheduler,
-                             service=stk.service, on_complete=notify)
+                             service=stk.service, on_complete=notify,
+                             link_mb_s=spec.pop("link_mb_s", None))
         if spec:
             raise ValueError(f"unknown array option(s): {', '.join(sorted(spec))}")
         drives = list(device.drives)

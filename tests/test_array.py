@@ -93,3 +93,39 @@ def test_out_of_range_is_refused():
         a.locate(a.capacity)
     with pytest.raises(ValueError, match="RAID-5 needs at least 3"):
         build_array(env, "cheetahx15", 2, level=5)
+
+
+def test_host_link_adds_bytes_over_rate_and_serialises():
+    """Seed 001 §5.3: the RAID-0's data crosses one host link (180 MB/s there).
+
+    Hand computation at 100 MB/s: a 64 KiB read (one stripe unit, one member)
+    crosses in 65,536 B / 100 MB/s = 0.65536 ms after the member delivers it;
+    two such reads on different members that finish together share the link
+    one after the other, so the second completes one crossing later.
+    """
+    def finish_times(link, lbas):
+        env = simpy.Environment()
+        a = build_array(env, "cheetahx15", 4, level=0, stripe_kib=64, link_mb_s=link)
+        done = {}
+        a.on_complete = lambda rec: done.__setitem__(rec.id, (rec.finish_ms, rec.start_ms))
+        for k, lba in enumerate(lbas):
+            a.submit(Request(k, 0.0, READ, lba, 128))
+        env.run()
+        return done, a
+
+    free, _ = finish_times(None, [0])
+    linked, _ = finish_times(100.0, [0])
+    assert linked[0][0] == pytest.approx(free[0][0] + 0.65536, abs=1e-9)
+    two_free, _ = finish_times(None, [0, 128])
+    two, _ = finish_times(100.0, [0, 128])
+    first, second = sorted(two.values())
+    m1, m2 = sorted(v[0] for v in two_free.values())
+    assert first[0] == pytest.approx(m1 + 0.65536, abs=1e-9)
+    assert second[0] == pytest.approx(max(m2, m1 + 0.65536) + 0.65536, abs=1e-9)
+
+
+def test_host_link_rate_is_checked():
+    env = simpy.Environment()
+    for bad in (0, -5, "fast", True):
+        with pytest.raises(ValueError, match="link_mb_s"):
+            build_array(env, "cheetahx15", 2, level=0, link_mb_s=bad)

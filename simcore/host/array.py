@@ -21,6 +21,14 @@ Mapping (stripe unit ``u`` sectors, ``n`` drives):
 The controller itself is free and instant (no cache, no XOR time); member
 drives keep their own queues and policies. Spindles are not synchronised: each
 member starts at its own platter angle.
+
+**The host link.** A hardware LUN reaches the host through one adapter port,
+which every byte crosses: seed 001 §5.3 gives the 28-disk RAID-0's "hardware
+capacity" as 180 MB/s (one 2 Gb/s Fibre Channel port, Appendix B), far below
+what 28 members stream together. With ``link_mb_s`` set, the link is one
+first-come-first-served resource: a read's data crosses it after the members
+deliver it, a write's before they receive it, each taking bytes / rate.
+Without it the link is free (the default, as before).
 """
 
 from __future__ import annotations
@@ -54,13 +62,19 @@ class Array:
 
     def __init__(self, env: simpy.Environment, drives: Sequence[Drive], level: int = 0,
                  stripe_kib: float = 64.0,
-                 on_complete: Callable[[Completed], None] | None = None, name: str = "array"):
+                 on_complete: Callable[[Completed], None] | None = None, name: str = "array",
+                 link_mb_s: float | None = None):
         if level not in (0, 5):
             raise ValueError(f"RAID level must be 0 or 5, got {level}")
         if level == 5 and len(drives) < 3:
             raise ValueError(f"RAID-5 needs at least 3 drives, got {len(drives)}")
         if not drives:
             raise ValueError("an array needs at least one drive")
+        if link_mb_s is not None and not (isinstance(link_mb_s, int | float)
+                                          and not isinstance(link_mb_s, bool) and link_mb_s > 0):
+            raise ValueError(f"array link_mb_s must be a positive rate in MB/s, got {link_mb_s!r}")
+        self.link_mb_s = None if link_mb_s is None else float(link_mb_s)
+        self.link = simpy.Resource(env, capacity=1) if link_mb_s is not None else None
         self.env, self.drives, self.level, self.name = env, list(drives), level, name
         self.unit = max(1, round(stripe_kib * 2))
         self.on_complete = on_complete
@@ -140,10 +154,18 @@ class Array:
             parent.last = rec
         ev.succeed(rec)
 
+    def _cross_link(self, sectors: int):
+        """Move ``sectors`` of data over the host link (FCFS; bytes / rate)."""
+        with self.link.request() as turn:
+            yield turn
+            yield self.env.timeout(sectors * 512 / (self.link_mb_s * 1e3))
+
     def _serve(self, req: Request):
         env = self.env
         parent = _Parent(req)
         pieces = self.pieces(req.lba, req.sectors)
+        if self.link is not None and req.op != READ:
+            yield env.process(self._cross_link(req.sectors))
         if req.op == READ or self.level == 0:
             yield env.all_of([self._child(parent, d, lba, n, req.op)
                               for _, d, lba, n in pieces])
@@ -153,6 +175,8 @@ class Array:
                 rows.setdefault(row, []).append((d, lba, n))
             yield env.all_of([env.process(self._write_row(parent, row, ps))
                               for row, ps in rows.items()])
+        if self.link is not None and req.op == READ:
+            yield env.process(self._cross_link(req.sectors))
         self.pending.remove(req)
         last = parent.last
         assert last is not None
@@ -186,11 +210,13 @@ def build_array(env: simpy.Environment, disk: str | DiskProfile | Mechanism, dri
                 level: int = 0,
                 stripe_kib: float = 64.0, scheduler: Any = "fcfs",
                 service: Callable[[Mechanism], Any] | None = None,
-                on_complete: Callable[[Completed], None] | None = None) -> Array:
+                on_complete: Callable[[Completed], None] | None = None,
+                link_mb_s: float | None = None) -> Array:
     """An array of ``drives`` identical drives, each spindle at its own starting angle.
 
     ``service`` is a factory called with each member's mechanism (for example
-    :class:`simcore.host.IdleReadahead`); ``scheduler`` names each member's policy.
+    :class:`simcore.host.IdleReadahead`); ``scheduler`` names each member's policy;
+    ``link_mb_s`` the host link's rate (None: free).
     """
     if isinstance(disk, Mechanism):
         first, prof = disk, disk.profile
@@ -203,4 +229,5 @@ def build_array(env: simpy.Environment, disk: str | DiskProfile | Mechanism, dri
         mech = Mechanism(p, layout=first.layout, seek=first.seek)
         members.append(Drive(env, mech, scheduler, service=service(mech) if service else None,
                              name=f"disk{k}"))
-    return Array(env, members, level=level, stripe_kib=stripe_kib, on_complete=on_complete)
+    return Array(env, members, level=level, stripe_kib=stripe_kib, on_complete=on_complete,
+                 link_mb_s=link_mb_s)
