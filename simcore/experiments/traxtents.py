@@ -102,7 +102,11 @@ def _t(key, what, paper, tol, where, line, quote, units="", **kw) -> Target:
 
 _SEEK_SD = ("the simulated first-zone seeks have a larger spread than the paper's (σ about "
             "0.6 ms against 0.4 ms): the Atlas 10K II profile's seek curve is fitted to the "
-            "mean seek (2.2 ms), not to its spread")
+            "mean seek (2.2 ms), not to its spread. Fitting its two assumed shapes (single-"
+            "cylinder seek, band count) to both gives σ 0.41 ms but slows the short seeks of "
+            "the soft real-time rounds, which then miss (65 and 40 streams against 70 and 45; "
+            "tools/fit_atlas10k2.py): a square-root seek curve cannot be flat over the zone "
+            "and quick over a few cylinders at once")
 TARGETS = (
     _t("efficiency_aligned_264k", "efficiency, aligned 264 KB reads, tworeq (point A)", 0.73,
        0.02, "Figure 1, point A", 426, "| 0.73 (82% of max) | ±0.02 |"),
