@@ -85,9 +85,13 @@ def recording_path(kind: str, token: str) -> Path:
     return data_dir() / "measurements" / "served" / "attached" / f"{kind}.{token}.json"
 
 
-def record(kind: str, token: str, serve_args: list[str], fio_args: list[str]) -> Path:
-    """Measure now and keep the attachment as the recording a notebook falls back to."""
-    fio_served(kind, serve_args, fio_args, tag=token)
+def record(kind: str, token: str, serve_args: list[str], fio_args: list[str],
+           tag: str = "") -> Path:
+    """Measure now and keep the attachment as the recording a notebook falls back to.
+
+    ``tag`` is the socket's tag when it is more than the token (a policy, say).
+    """
+    fio_served(kind, serve_args, fio_args, tag=tag or token)
     path = recording_path(kind, token)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({

@@ -24,7 +24,11 @@ number by the tool output the student attached (:mod:`simcore.labkit.attach`):
    reference may also be a dict ``{"value": number, "uri_has": text}``: then
    fio's ``uri`` (the served drive's socket) must name the student's own drive
    (``emulated.fio_served(..., tag=token)`` puts the token there), so a
-   classmate's report fails even when the two drives happen to be alike.
+   classmate's report fails even when the two drives happen to be alike. The
+   dict may also hold ``uri_has_each`` (kind -> text that kind's ``uri`` must
+   hold: the served drive's settings the measuring cell puts in its tag, e.g.
+   its queue policy) and ``require`` (fio options the *variant* fixes, e.g. its
+   queue depth, checked like the judge's own ``require``).
 
 Each judge returns ``(ok, reason)``; the reason never contains an expected
 value. A check cell names its judge in its metadata::
@@ -241,6 +245,15 @@ def judge_fio(got: Any, reference: Any, attachments: list[dict[str, Any]],
         if mark and any(mark not in r.options.get("uri", "") for r in runs):
             return False, ("your measurement is not of the drive you were given (the served "
                            "drive's socket does not name it): measure your own with the lab's cell")
+        each = reference.get("uri_has_each") or {}
+        if any(str(each[k]) not in r.options.get("uri", "")
+               for k, r in zip(kinds, runs, strict=True) if k in each):
+            return False, ("a measurement is not of the drive set up as the lab's cell sets it "
+                           "(the served drive's socket does not name its settings)")
+        for kind, r in zip(kinds, runs, strict=True):
+            why = _require(r, reference.get("require") or {}, kind)
+            if why:
+                return False, why
         reference = reference.get("value")
     if reference is not None:
         if isinstance(reference, bool) or not isinstance(reference, int | float):

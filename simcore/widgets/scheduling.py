@@ -31,7 +31,7 @@ class SchedulerRace(w.VBox):
         self.policies = w.SelectMultiple(options=names(), value=tuple(policies), rows=6,
                                          description="policies")
         self.disk = w.Dropdown(options=DISKS, value=disk, description="disk")
-        self.rate = w.FloatSlider(value=rate_per_s, min=5, max=200, step=5,
+        self.rate = w.FloatSlider(value=rate_per_s, min=5, max=200, step=0.5,
                                   description="arrivals/s", continuous_update=False)
         self.n = w.IntSlider(value=n, min=50, max=800, step=50, description="requests",
                              continuous_update=False)
