@@ -1,0 +1,199 @@
+"""What fio should measure on a served drive: the server's own model, replayed offline.
+
+A lab grades a student's fio measurement of the served drive against the
+simulator's prediction for the same drive and the same workload. The fairest
+prediction runs the very model the server runs (:class:`~simcore.serve.adapter.
+RealtimeDrive`: the same stack, queue, cache and mechanism) on simulated time
+instead of the wall clock, fed the way fio feeds the server: each fio job keeps
+``iodepth`` requests outstanding and sends the next one a client round trip
+after a reply (fio's ``nbd`` engine and the NBD socket; about 0.1 ms here, see
+``../shared/notes/emulation.md``). Random offsets are drawn as fio draws them
+(whole blocks of ``bs`` from the job's ``offset``, uniformly), so the
+prediction is the workload's expected value, not fio's particular sample.
+
+:func:`track_reads` is Lab 5's workload (track-sized random reads, aligned to
+a track or shifted by part of one; Schindler et al., FAST 2002, section 5) and
+:func:`streams` Lab 6's (N sequential readers spread evenly over the drive,
+Panagiotakis 2006, ch. 3), each with the fio options that run it.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..disk.profile import DiskProfile
+from .adapter import RealtimeDrive
+from .server import with_seed
+
+SECTOR = 512
+CLIENT_RTT_MS = 0.1  # fio nbd engine + socket, per request (the notes' +0.1 ms bias, idle machine)
+
+
+@dataclass(frozen=True)
+class Predicted:
+    """What the replay measured over its window, in fio's units."""
+
+    read_mb_s: float
+    read_iops: float
+    read_mean_ms: float
+    requests: int
+
+    def metric(self, name: str) -> float:
+        return float(getattr(self, name))
+
+
+def replay(profile: DiskProfile, jobs: list[Callable[[], Iterator[tuple[int, int]]]], *,
+           iodepth: int = 1, cache: bool = True, scheduler: str = "fcfs",
+           duration_ms: float = 20_000.0, warmup_ms: float = 500.0,
+           rtt_ms: float = CLIENT_RTT_MS, seed: int = 0,
+           start_gap_ms: float = 0.0, start_order: list[int] | None = None) -> Predicted:
+    """Run closed-loop jobs through the server's drive model; measure after ``warmup_ms``.
+
+    ``jobs``: one factory per fio job, each giving an iterator of ``(byte offset,
+    bytes)`` requests. Every job keeps ``iodepth`` requests outstanding; a
+    reply's slot is refilled ``rtt_ms`` later. Job ``j`` starts at
+    ``j * start_gap_ms`` (fio starts its jobs one after another). Latency is
+    counted from submission to the model's finish plus the round trip's
+    return half, as fio counts it.
+    """
+    if not jobs:
+        raise ValueError("replay needs at least one job")
+    if iodepth < 1:
+        raise ValueError(f"iodepth must be at least 1 (got {iodepth})")
+    drive = RealtimeDrive(with_seed(profile, seed), scheduler, cache)
+    gens = [make() for make in jobs]
+    submits: list[tuple[float, int, int]] = []  # (time, order, job)
+    order = 0
+    first = list(range(len(gens))) if start_order is None else list(start_order)
+    if sorted(first) != list(range(len(gens))):
+        raise ValueError("start_order must be a permutation of the jobs")
+    for rank, j in enumerate(first):
+        for _ in range(iodepth):
+            heapq.heappush(submits, (rank * start_gap_ms, order, j))
+            order += 1
+    owner: dict[int, tuple[int, float, int]] = {}  # request id -> (job, submitted, bytes)
+    rid = 0
+    lat, nbytes = [], 0
+
+    def finish(done) -> None:
+        nonlocal nbytes, order
+        for d in done:
+            job, t0, size = owner.pop(d.id)
+            if t0 >= warmup_ms and d.finish_ms <= duration_ms:
+                lat.append(d.finish_ms - t0 + rtt_ms / 2)
+                nbytes += size
+            heapq.heappush(submits, (d.finish_ms + rtt_ms, order, job))
+            order += 1
+
+    while True:
+        t_sub = submits[0][0] if submits else float("inf")
+        t_ev = drive.next_event_ms()
+        if t_ev is not None and t_ev <= t_sub:
+            if t_ev > duration_ms:
+                break
+            finish(drive.advance(t_ev))
+            continue
+        if t_sub > duration_ms:
+            break
+        t, _, job = heapq.heappop(submits)
+        offset, size = next(gens[job])
+        lba = offset // SECTOR
+        sectors = -(-(offset + size) // SECTOR) - lba
+        owner[rid] = (job, t + rtt_ms / 2, size)
+        finish(drive.submit(rid, "read", lba, sectors, t + rtt_ms / 2, client=job))
+        rid += 1
+    window_s = (duration_ms - warmup_ms) / 1000.0
+    if not lat:
+        raise ValueError("no request finished inside the window; lengthen duration_ms")
+    return Predicted(nbytes / 1e6 / window_s, len(lat) / window_s, float(np.mean(lat)), len(lat))
+
+
+# -- Lab 5: track-sized reads, aligned or shifted -----------------------------------------------
+
+def track_fio_args(track_bytes: int, first_byte: int, span_bytes: int, shift_bytes: int,
+                   runtime_s: float, seed: int) -> list[str]:
+    """fio options for random track-sized reads from ``first_byte + shift_bytes`` (one job)."""
+    blocks = (span_bytes - shift_bytes) // track_bytes
+    return ["--rw=randread", f"--bs={track_bytes}", f"--offset={first_byte + shift_bytes}",
+            f"--size={blocks * track_bytes}", "--iodepth=1", f"--runtime={runtime_s:g}",
+            "--time_based", f"--randseed={seed}"]
+
+
+def track_reads(profile: DiskProfile, track_bytes: int, first_byte: int, span_bytes: int,
+                shift_bytes: int, *, n: int = 3000, seed: int = 0,
+                cache: bool = True) -> Predicted:
+    """The model's figures for :func:`track_fio_args`'s job (about ``n`` requests measured)."""
+    blocks = (span_bytes - shift_bytes) // track_bytes
+    if blocks < 2:
+        raise ValueError("the span holds fewer than two blocks of the track size")
+    rng = np.random.default_rng(seed)
+    base = first_byte + shift_bytes
+
+    def make() -> Iterator[tuple[int, int]]:
+        while True:
+            yield base + int(rng.integers(0, blocks)) * track_bytes, track_bytes
+
+    # size the window from one revolution and a seek per request (a generous guess of n)
+    per_ms = profile.revolution_ms * 2.5
+    return replay(profile, [make], iodepth=1, cache=cache, duration_ms=200.0 + n * per_ms,
+                  warmup_ms=200.0, seed=seed)
+
+
+# -- Lab 6: N sequential streams ----------------------------------------------------------------
+
+def stream_fio_args(streams: int, capacity_bytes: int, bs_bytes: int, runtime_s: float,
+                    ramp_s: float) -> list[str]:
+    """fio options for ``streams`` sequential readers evenly spaced, reported as one job."""
+    inc = capacity_bytes // streams // bs_bytes * bs_bytes
+    args = ["--rw=read", f"--bs={bs_bytes}", "--iodepth=1", f"--size={inc}",
+            f"--runtime={runtime_s:g}", f"--ramp_time={ramp_s:g}", "--time_based"]
+    if streams > 1:
+        args += [f"--numjobs={streams}", f"--offset_increment={inc}", "--group_reporting",
+                 "--thread"]
+    return args
+
+
+def streams(profile: DiskProfile, n_streams: int, bs_bytes: int, *, duration_ms: float = 4_000.0,
+            warmup_ms: float = 1_000.0, orders: int = 8, seed: int = 0, cache: bool = True,
+            start_gap_ms: float = 0.5) -> Predicted:
+    """The model's figures for :func:`stream_fio_args`'s job, averaged over start orders.
+
+    With every stream's one request waiting in the drive's FCFS queue, the
+    drive serves the streams in a fixed cycle: the order their first requests
+    arrived in, which is the order fio's threads happened to start (the
+    server's log shows a random one). The seek in each cycle depends on that
+    order, so the prediction is the mean over ``orders`` random start orders
+    (the first run keeps the streams' own order only when ``orders`` is 0).
+    """
+    cap = RealtimeDrive(profile, "fcfs", cache).capacity_sectors * SECTOR
+    inc = cap // n_streams // bs_bytes * bs_bytes
+
+    def job(j: int) -> Callable[[], Iterator[tuple[int, int]]]:
+        def make() -> Iterator[tuple[int, int]]:
+            k = 0
+            while True:
+                yield j * inc + (k * bs_bytes) % inc, bs_bytes
+                k += 1
+        return make
+
+    rng = np.random.default_rng(seed)
+    perms = [None] if orders < 1 else [list(rng.permutation(n_streams)) for _ in range(orders)]
+    runs = [replay(profile, [job(j) for j in range(n_streams)], iodepth=1, cache=cache,
+                   duration_ms=duration_ms, warmup_ms=warmup_ms, seed=seed + k,
+                   start_gap_ms=start_gap_ms, start_order=perm)
+            for k, perm in enumerate(perms)]
+    return Predicted(float(np.mean([r.read_mb_s for r in runs])),
+                     float(np.mean([r.read_iops for r in runs])),
+                     float(np.mean([r.read_mean_ms for r in runs])),
+                     sum(r.requests for r in runs))
+
+
+def streams_spread(profile: DiskProfile, n_streams: int, bs_bytes: int, orders: int = 8,
+                   seed: int = 0, **kw) -> list[float]:
+    """The aggregate MB/s of each of ``orders`` random start orders (how far one run may fall)."""
+    return [streams(profile, n_streams, bs_bytes, orders=1, seed=seed + 1000 * k, **kw).read_mb_s
+            for k in range(orders)]
