@@ -58,7 +58,8 @@ def replay(profile: DiskProfile, jobs: list[Callable[[], Iterator[tuple[int, int
     reply's slot is refilled ``rtt_ms`` later. Job ``j`` starts at
     ``j * start_gap_ms`` (fio starts its jobs one after another). Latency is
     counted from submission to the model's finish plus the round trip's
-    return half, as fio counts it.
+    return half, as fio counts it; a request counts when it completes inside
+    the window (fio resets its statistics at the end of ``ramp_time``).
     """
     if not jobs:
         raise ValueError("replay needs at least one job")
@@ -83,7 +84,7 @@ def replay(profile: DiskProfile, jobs: list[Callable[[], Iterator[tuple[int, int
         nonlocal nbytes, order
         for d in done:
             job, t0, size = owner.pop(d.id)
-            if t0 >= warmup_ms and d.finish_ms <= duration_ms:
+            if warmup_ms <= d.finish_ms <= duration_ms:  # fio counts what completes after ramp
                 lat.append(d.finish_ms - t0 + rtt_ms / 2)
                 nbytes += size
             heapq.heappush(submits, (d.finish_ms + rtt_ms, order, job))

@@ -28,7 +28,7 @@ from .fio import run_fio
 SCHEMA = "disklab-served-labs/1"
 LAB5_DISKS = ("atlas10k2", "atlas10k", "cheetahx15", "ultrastar18es")
 LAB6_DISK = "wd800jd"
-LAB6_STREAMS = (1, 16, 32)
+LAB6_STREAMS = (1, 16, 24)
 LAB6_BS = 65536
 RUNTIME_S = 3.0
 RAMP_S = 1.0
