@@ -34,6 +34,22 @@ RUNTIME_S = 3.0
 RAMP_S = 1.0
 
 
+def path() -> Path:
+    """Where the recording is kept (``data/measurements/served/labs56.json``)."""
+    from ..disk.profiles import data_dir
+
+    return data_dir() / "measurements" / "served" / "labs56.json"
+
+
+def load() -> dict[str, Any]:
+    """The recording (FileNotFoundError names the command that makes it)."""
+    p = path()
+    if not p.exists():
+        raise FileNotFoundError(f"{p} is missing; record it with python -m "
+                                f"simcore.serve.record_labs --out {p}")
+    return json.loads(p.read_text())
+
+
 def lab5_geometry(disk: str, zone: int = 0) -> dict[str, int]:
     """A zone's first byte, its span and its track size in bytes (the first track's)."""
     lay = Mechanism(load_disk(disk)).layout
