@@ -22,7 +22,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from . import attach
-from .judges import FioRun, read_fio
+from .judges import FioRun, MeasurementError, read_fio
+
+__all__ = ["FioRun", "MeasurementError", "NotMeasured", "fio_served", "measured", "recorded"]
 
 
 class NotMeasured(RuntimeError):

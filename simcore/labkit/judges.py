@@ -27,8 +27,9 @@ number by the tool output the student attached (:mod:`simcore.labkit.attach`):
    classmate's report fails even when the two drives happen to be alike. The
    dict may also hold ``uri_has_each`` (kind -> text that kind's ``uri`` must
    hold: the served drive's settings the measuring cell puts in its tag, e.g.
-   its queue policy) and ``require`` (fio options the *variant* fixes, e.g. its
-   queue depth, checked like the judge's own ``require``).
+   its queue policy), and ``require`` / ``require_each`` (by kind): fio options
+   the *variant* fixes (a queue depth, a track-sized ``bs``, a stream count
+   ``numjobs``), checked as step 2 checks the metadata's.
 
 Each judge returns ``(ok, reason)``; the reason never contains an expected
 value. A check cell names its judge in its metadata::
@@ -94,6 +95,7 @@ class FioRun:
     p99_ns: float
     bs: int
     iodepth: int
+    numjobs: int = 1  # > 1: fio's group_reporting summed this many jobs into one
 
     @property
     def read_mb_s(self) -> float:
@@ -125,7 +127,9 @@ def read_fio(raw: str) -> FioRun:
     """fio's JSON report (``--output-format=json``) of one job that read: checked, or an error.
 
     Lines fio prints before the report (``fio: connected to NBD server``) are
-    skipped. The report must hold exactly one job (a measurement per file).
+    skipped. The report must hold exactly one job (a measurement per file), or
+    one group: ``numjobs`` clones of a job summed by ``group_reporting``, whose
+    checks count ``numjobs x iodepth`` requests in flight.
     """
     if not isinstance(raw, str) or "{" not in raw:
         raise MeasurementError("it is not fio's JSON report (no JSON object in it)")
@@ -173,12 +177,16 @@ def read_fio(raw: str) -> FioRun:
         problems.append("latency percentiles do not rise")
     bs = size_bytes(opts.get("bs", "4k"))
     depth = int(float(opts.get("iodepth", "1")))
+    clones = int(float(opts.get("numjobs", "1")))
+    if clones < 1:
+        problems.append("numjobs is not a positive count")
+    clones = max(clones, 1)
     if io_bytes != total * bs and \
             int(r.get("short_ios", 0)) == 0:
         problems.append("bytes read are not I/Os times the block size")
-    if abs(n - total) > depth:
+    if abs(n - total) > depth * clones:
         problems.append("the latency sample count is not the I/O count")
-    little = depth * bs / (lmean / 1e9)
+    little = depth * clones * bs / (lmean / 1e9)
     if not _close(little, bw, 0.25):
         problems.append("bandwidth, queue depth and mean latency break Little's law")
     if problems:
@@ -186,7 +194,7 @@ def read_fio(raw: str) -> FioRun:
                                + "): it is not an unedited fio report")
     p99 = pct.get(99.0, cmax)
     return FioRun(opts, str(rep["fio version"]), io_bytes, runtime, total, bw, iops, lmean, p99,
-                  bs, depth)
+                  bs, depth, clones)
 
 
 def _require(run: FioRun, want: dict[str, Any], kind: str) -> str:
@@ -195,7 +203,8 @@ def _require(run: FioRun, want: dict[str, Any], kind: str) -> str:
         have = run.options.get(k.lower())
         w = str(v).strip().lower()
         same = have == w
-        if not same and have is not None and k.lower() in ("bs", "offset", "size"):
+        if not same and have is not None and k.lower() in ("bs", "offset", "size",
+                                                           "offset_increment"):
             try:
                 same = size_bytes(have) == size_bytes(w)
             except MeasurementError:
@@ -241,6 +250,13 @@ def judge_fio(got: Any, reference: Any, attachments: list[dict[str, Any]],
     if not _close(float(got), measured, float(args.get("answer_rel", 0.01))):
         return False, "your answer does not follow from your attached measurement"
     if isinstance(reference, dict):
+        # the job options the student's variant prescribes (a size, an offset, a stream count)
+        for kind, run in zip(kinds, runs, strict=True):
+            why = _require(run, {**(reference.get("require") or {}),
+                                 **((reference.get("require_each") or {}).get(kind) or {})},
+                           kind)
+            if why:
+                return False, why
         mark = str(reference.get("uri_has", ""))
         if mark and any(mark not in r.options.get("uri", "") for r in runs):
             return False, ("your measurement is not of the drive you were given (the served "
@@ -250,10 +266,6 @@ def judge_fio(got: Any, reference: Any, attachments: list[dict[str, Any]],
                for k, r in zip(kinds, runs, strict=True) if k in each):
             return False, ("a measurement is not of the drive set up as the lab's cell sets it "
                            "(the served drive's socket does not name its settings)")
-        for kind, r in zip(kinds, runs, strict=True):
-            why = _require(r, reference.get("require") or {}, kind)
-            if why:
-                return False, why
         reference = reference.get("value")
     if reference is not None:
         if isinstance(reference, bool) or not isinstance(reference, int | float):

@@ -1,138 +1,276 @@
-"""The model's prediction of a fio job on a served drive: the same drive, the same workload, offline.
+"""What fio should measure on a served drive: the server's own model, replayed offline.
 
-A lab grades a student's fio measurement of their served drive against what
-the simulator predicts for that drive (issue 16, item 6). The server runs one
-:class:`~simcore.stack.Stack` in real time (:mod:`simcore.serve.adapter`: the
-profile's firmware, its buffer unless ``--no-cache``, the drive's own queue
-policy); :func:`fio_job` runs that same stack in simulated time under fio's
-workload: ``iodepth`` requests always outstanding (a closed loop with no think
-time, as fio's engine refills its queue at once), ``bs``-sized reads either in
-order from ``offset`` (``rw=read``) or at uniformly drawn block-aligned offsets
-over the whole drive (``rw=randread``; fio aligns random offsets to the block
-size by default). It returns what fio reports: reads per second, bandwidth and
-mean latency.
+A lab grades a student's fio measurement of the served drive against the
+simulator's prediction for the same drive and the same workload. The fairest
+prediction runs the very model the server runs (:class:`~simcore.serve.adapter.
+RealtimeDrive`: the same stack, queue, cache and mechanism) on simulated time
+instead of the wall clock, fed the way fio feeds the server: each fio job keeps
+``iodepth`` requests outstanding and sends the next one a client round trip
+after a reply (fio's ``nbd`` engine and the NBD socket; about 0.1 ms here, see
+``../shared/notes/emulation.md``). Random offsets are drawn as fio draws them
+(whole blocks of ``bs`` from the job's ``offset``, uniformly), so the
+prediction is the workload's expected value, not fio's particular sample.
 
-The emulator adds what the model leaves out, the host's turnaround between one
-reply and the next request (tens of microseconds over a Unix socket); the lab
-tolerances are set from measured spreads, not from this module.
+:func:`fio_job` is one plain fio job (``rw=read`` in order from an offset, or
+``rw=randread`` over the whole drive, at a queue depth, under the drive's own
+queue policy): Lab 2 (read-ahead) and Lab 3 (the drive's scheduler).
+:func:`track_reads` is Lab 5's workload (track-sized random reads, aligned to
+a track or shifted by part of one; Schindler et al., FAST 2002, section 5) and
+:func:`streams` Lab 6's (N sequential readers spread evenly over the drive,
+Panagiotakis 2006, ch. 3), each with the fio options that run it.
 """
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from ..disk.access import Mechanism
 from ..disk.profile import DiskProfile
-from ..engine import run
-from ..stack import Stack
-from ..workloads import ClosedWorkload
+from .adapter import RealtimeDrive
+from .server import with_seed
 
 SECTOR = 512
-PATTERNS = ("read", "randread")
+CLIENT_RTT_MS = 0.1  # fio nbd engine + socket, per request (the notes' +0.1 ms bias, idle machine)
 
 
 @dataclass(frozen=True)
 class Predicted:
-    """The model's counterpart of fio's read section for one job."""
+    """What the replay measured over its window, in fio's units."""
 
-    iops: float
-    mb_s: float
-    mean_ms: float
+    read_mb_s: float
+    read_iops: float
+    read_mean_ms: float
     requests: int
 
+    def metric(self, name: str) -> float:
+        return float(getattr(self, name))
 
-def served_stack(profile: DiskProfile, scheduler: Any = "fcfs", cache: bool = True) -> Stack:
-    """The stack ``python -m simcore serve`` runs for these options (see the adapter)."""
-    return Stack(Mechanism(profile), scheduler=scheduler, firmware=cache,
-                 cache=None if cache else False)
+    # the short names Labs 2 and 3 print
+    @property
+    def iops(self) -> float:
+        return self.read_iops
+
+    @property
+    def mb_s(self) -> float:
+        return self.read_mb_s
+
+    @property
+    def mean_ms(self) -> float:
+        return self.read_mean_ms
+
+
+def replay(profile: DiskProfile, jobs: list[Callable[[], Iterator[tuple[int, int]]]], *,
+           iodepth: int = 1, cache: bool = True, scheduler: str = "fcfs",
+           duration_ms: float = 20_000.0, warmup_ms: float = 500.0,
+           rtt_ms: float = CLIENT_RTT_MS, seed: int = 0,
+           start_gap_ms: float = 0.0, start_order: list[int] | None = None) -> Predicted:
+    """Run closed-loop jobs through the server's drive model; measure after ``warmup_ms``.
+
+    ``jobs``: one factory per fio job, each giving an iterator of ``(byte offset,
+    bytes)`` requests. Every job keeps ``iodepth`` requests outstanding; a
+    reply's slot is refilled ``rtt_ms`` later. Job ``j`` starts at
+    ``j * start_gap_ms`` (fio starts its jobs one after another). Latency is
+    counted from submission to the model's finish plus the round trip's
+    return half, as fio counts it; a request counts when it completes inside
+    the window (fio resets its statistics at the end of ``ramp_time``).
+    """
+    if not jobs:
+        raise ValueError("replay needs at least one job")
+    if iodepth < 1:
+        raise ValueError(f"iodepth must be at least 1 (got {iodepth})")
+    drive = RealtimeDrive(with_seed(profile, seed), scheduler, cache)
+    gens = [make() for make in jobs]
+    submits: list[tuple[float, int, int]] = []  # (time, order, job)
+    order = 0
+    first = list(range(len(gens))) if start_order is None else list(start_order)
+    if sorted(first) != list(range(len(gens))):
+        raise ValueError("start_order must be a permutation of the jobs")
+    for rank, j in enumerate(first):
+        for _ in range(iodepth):
+            heapq.heappush(submits, (rank * start_gap_ms, order, j))
+            order += 1
+    owner: dict[int, tuple[int, float, int]] = {}  # request id -> (job, submitted, bytes)
+    rid = 0
+    lat, nbytes = [], 0
+
+    def finish(done) -> None:
+        nonlocal nbytes, order
+        for d in done:
+            job, t0, size = owner.pop(d.id)
+            if warmup_ms <= d.finish_ms <= duration_ms:  # fio counts what completes after ramp
+                lat.append(d.finish_ms - t0 + rtt_ms / 2)
+                nbytes += size
+            heapq.heappush(submits, (d.finish_ms + rtt_ms, order, job))
+            order += 1
+
+    while True:
+        t_sub = submits[0][0] if submits else float("inf")
+        t_ev = drive.next_event_ms()
+        if t_ev is not None and t_ev <= t_sub:
+            if t_ev > duration_ms:
+                break
+            finish(drive.advance(t_ev))
+            continue
+        if t_sub > duration_ms:
+            break
+        t, _, job = heapq.heappop(submits)
+        offset, size = next(gens[job])
+        lba = offset // SECTOR
+        sectors = -(-(offset + size) // SECTOR) - lba
+        owner[rid] = (job, t + rtt_ms / 2, size)
+        finish(drive.submit(rid, "read", lba, sectors, t + rtt_ms / 2, client=job))
+        rid += 1
+    window_s = (duration_ms - warmup_ms) / 1000.0
+    if not lat:
+        raise ValueError("no request finished inside the window; lengthen duration_ms")
+    return Predicted(nbytes / 1e6 / window_s, len(lat) / window_s, float(np.mean(lat)), len(lat))
+
+
+# -- Labs 2 and 3: one plain fio job -------------------------------------------------------------
+
+PATTERNS = ("read", "randread")
 
 
 def fio_job(profile: DiskProfile, rw: str, bs_kib: int, iodepth: int = 1, *,
-            scheduler: Any = "fcfs", cache: bool = True, offset_bytes: int = 0,
-            requests: int = 1200, warmup: int | None = None, seed: int = 0,
-            runtime_s: float | None = None, repeats: int = 1) -> Predicted:
-    """Simulate fio's ``rw`` job of ``bs_kib`` KiB reads at ``iodepth`` on the served drive.
+            scheduler: str = "fcfs", cache: bool = True, offset_bytes: int = 0, seed: int = 0,
+            runtime_s: float = 5.0, repeats: int = 1) -> Predicted:
+    """The model's figures for fio's ``--rw=RW --bs=BSk --iodepth=D --runtime=S --time_based``.
 
-    With ``runtime_s`` the job runs like fio's ``--time_based --runtime``: from
-    an idle drive, counting what completes in that many seconds (a queue
-    policy's start-up transient included, as fio includes it). Otherwise
-    ``requests`` are measured after ``warmup`` (default: one queue's worth,
-    ``iodepth``). ``repeats`` runs draw other random offsets (seeds ``seed``,
-    ``seed + 1``, ...) and the figures are averaged: fio's own sample is one
-    draw, the prediction is the mean. Raises ValueError naming the field for
-    bad input.
+    As fio runs it: from an idle drive, counting what completes in ``runtime_s``
+    (a queue policy's start-up transient included). ``read`` streams in order
+    from ``offset_bytes``; ``randread`` draws whole blocks uniformly over the
+    drive. ``repeats`` averages that many draws of the random offsets (seeds
+    ``seed``, ``seed + 1``, ...): fio's run is one draw, the prediction their
+    mean. Raises ValueError naming the bad field.
     """
-    if repeats < 1 or int(repeats) != repeats:
-        raise ValueError(f"repeats must be a whole number >= 1 (got {repeats!r})")
-    if repeats > 1:
-        runs = [fio_job(profile, rw, bs_kib, iodepth, scheduler=scheduler, cache=cache,
-                        offset_bytes=offset_bytes, requests=requests, warmup=warmup,
-                        seed=seed + k, runtime_s=runtime_s) for k in range(int(repeats))]
-        return Predicted(*(float(np.mean([getattr(r, f) for r in runs]))
-                           for f in ("iops", "mb_s", "mean_ms")),
-                         sum(r.requests for r in runs))
-    if runtime_s is not None and runtime_s <= 0:
-        raise ValueError(f"runtime_s must be > 0 (got {runtime_s!r})")
     if rw not in PATTERNS:
         raise ValueError(f"rw must be one of {PATTERNS} (got {rw!r})")
-    if bs_kib <= 0 or int(bs_kib) != bs_kib:
+    if isinstance(bs_kib, bool) or int(bs_kib) != bs_kib or bs_kib <= 0:
         raise ValueError(f"bs_kib must be a positive whole number of KiB (got {bs_kib!r})")
-    if iodepth < 1 or int(iodepth) != iodepth:
+    if isinstance(iodepth, bool) or int(iodepth) != iodepth or iodepth < 1:
         raise ValueError(f"iodepth must be a whole number >= 1 (got {iodepth!r})")
-    if requests < 1:
-        raise ValueError(f"requests must be >= 1 (got {requests!r})")
-    stack = served_stack(profile, scheduler, cache)
-    cap = stack.mechanism.layout.capacity
-    sectors = int(bs_kib) * 1024 // SECTOR
+    if isinstance(repeats, bool) or int(repeats) != repeats or repeats < 1:
+        raise ValueError(f"repeats must be a whole number >= 1 (got {repeats!r})")
+    if not runtime_s > 0:
+        raise ValueError(f"runtime_s must be > 0 (got {runtime_s!r})")
     if offset_bytes < 0 or offset_bytes % SECTOR:
         raise ValueError(f"offset_bytes must be a non-negative multiple of {SECTOR}")
-    first = offset_bytes // SECTOR
-    warm = iodepth if warmup is None else int(warmup)
-    total = requests + warm
-    per_client = -(-total // iodepth)
-    blocks = cap // sectors
+    bs = int(bs_kib) * 1024
+    cap = RealtimeDrive(profile, scheduler, cache).capacity_sectors * SECTOR
+    blocks = cap // bs
+    runs = []
+    for k in range(int(repeats)):
+        rng = np.random.default_rng(seed + k)
 
-    if rw == "read":
-        # one stream in order: with depth d the d outstanding requests are the next d blocks
-        counter = iter(range(per_client * iodepth))
+        def make(rng=rng) -> Iterator[tuple[int, int]]:
+            if rw == "read":
+                off = offset_bytes
+                while off + bs <= cap:
+                    yield off, bs
+                    off += bs
+                raise ValueError("the sequential job ran past the drive's end (shorten it)")
+            while True:
+                yield int(rng.integers(0, blocks)) * bs, bs
 
-        def make(c: int, k: int, rng: np.random.Generator) -> tuple[str, int, int]:
-            return "R", first + next(counter) * sectors, sectors
-    else:
-        def make(c: int, k: int, rng: np.random.Generator) -> tuple[str, int, int]:
-            return "R", int(rng.integers(0, blocks)) * sectors, sectors
-
-    if runtime_s is not None:
-        end_ms = float(runtime_s) * 1000.0
-        per_client = int(end_ms / 0.05 / iodepth) + 2  # more than can finish (issued lazily)
-        if rw == "read":
-            counter = iter(range(per_client * iodepth))
-        res = run(stack, ClosedWorkload(int(iodepth), per_client, make, 0.0, seed),
-                  until_ms=end_ms)
-        done = [r for r in res.records if r.finish_ms <= end_ms]
-        if not done:
-            raise ValueError("nothing completed in runtime_s (raise it)")
-        iops = len(done) / end_ms * 1000.0
-        return Predicted(iops=iops, mb_s=iops * sectors * SECTOR / 1e6,
-                         mean_ms=float(np.mean([r.finish_ms - r.arrival_ms for r in done])),
-                         requests=len(done))
-    res = run(stack, ClosedWorkload(int(iodepth), per_client, make, 0.0, seed))
-    recs = sorted(res.records, key=lambda r: r.finish_ms)
-    if len(recs) <= warm:
-        raise ValueError("too few requests completed to measure (raise requests)")
-    t0 = recs[warm - 1].finish_ms if warm else 0.0
-    kept = recs[warm:]
-    span = kept[-1].finish_ms - t0
-    iops = len(kept) / span * 1000.0
-    return Predicted(iops=iops, mb_s=iops * sectors * SECTOR / 1e6,
-                     mean_ms=float(np.mean([r.finish_ms - r.arrival_ms for r in kept])),
-                     requests=len(kept))
+        runs.append(replay(profile, [make], iodepth=int(iodepth), cache=cache,
+                           scheduler=scheduler, duration_ms=float(runtime_s) * 1000.0,
+                           warmup_ms=0.0, seed=seed + k))
+    return Predicted(float(np.mean([r.read_mb_s for r in runs])),
+                     float(np.mean([r.read_iops for r in runs])),
+                     float(np.mean([r.read_mean_ms for r in runs])),
+                     sum(r.requests for r in runs))
 
 
-def ratio(profile: DiskProfile, a: dict[str, Any], b: dict[str, Any],
-          metric: str = "iops") -> float:
+def ratio(profile: DiskProfile, a: dict, b: dict, metric: str = "read_iops") -> float:
     """``metric`` of job ``a`` over job ``b`` (each a dict of :func:`fio_job` keywords)."""
-    return getattr(fio_job(profile, **a), metric) / getattr(fio_job(profile, **b), metric)
+    return fio_job(profile, **a).metric(metric) / fio_job(profile, **b).metric(metric)
+
+
+# -- Lab 5: track-sized reads, aligned or shifted -----------------------------------------------
+
+def track_fio_args(track_bytes: int, first_byte: int, span_bytes: int, shift_bytes: int,
+                   runtime_s: float, seed: int) -> list[str]:
+    """fio options for random track-sized reads from ``first_byte + shift_bytes`` (one job)."""
+    blocks = (span_bytes - shift_bytes) // track_bytes
+    return ["--rw=randread", f"--bs={track_bytes}", f"--offset={first_byte + shift_bytes}",
+            f"--size={blocks * track_bytes}", "--iodepth=1", f"--runtime={runtime_s:g}",
+            "--time_based", f"--randseed={seed}"]
+
+
+def track_reads(profile: DiskProfile, track_bytes: int, first_byte: int, span_bytes: int,
+                shift_bytes: int, *, n: int = 3000, seed: int = 0,
+                cache: bool = True) -> Predicted:
+    """The model's figures for :func:`track_fio_args`'s job (about ``n`` requests measured)."""
+    blocks = (span_bytes - shift_bytes) // track_bytes
+    if blocks < 2:
+        raise ValueError("the span holds fewer than two blocks of the track size")
+    rng = np.random.default_rng(seed)
+    base = first_byte + shift_bytes
+
+    def make() -> Iterator[tuple[int, int]]:
+        while True:
+            yield base + int(rng.integers(0, blocks)) * track_bytes, track_bytes
+
+    # size the window from one revolution and a seek per request (a generous guess of n)
+    per_ms = profile.revolution_ms * 2.5
+    return replay(profile, [make], iodepth=1, cache=cache, duration_ms=200.0 + n * per_ms,
+                  warmup_ms=200.0, seed=seed)
+
+
+# -- Lab 6: N sequential streams ----------------------------------------------------------------
+
+def stream_fio_args(streams: int, capacity_bytes: int, bs_bytes: int, runtime_s: float,
+                    ramp_s: float) -> list[str]:
+    """fio options for ``streams`` sequential readers evenly spaced, reported as one job."""
+    inc = capacity_bytes // streams // bs_bytes * bs_bytes
+    args = ["--rw=read", f"--bs={bs_bytes}", "--iodepth=1", f"--size={inc}",
+            f"--runtime={runtime_s:g}", f"--ramp_time={ramp_s:g}", "--time_based"]
+    if streams > 1:
+        args += [f"--numjobs={streams}", f"--offset_increment={inc}", "--group_reporting",
+                 "--thread"]
+    return args
+
+
+def streams(profile: DiskProfile, n_streams: int, bs_bytes: int, *, duration_ms: float = 4_000.0,
+            warmup_ms: float = 1_000.0, orders: int = 8, seed: int = 0, cache: bool = True,
+            start_gap_ms: float = 0.5) -> Predicted:
+    """The model's figures for :func:`stream_fio_args`'s job, averaged over start orders.
+
+    With every stream's one request waiting in the drive's FCFS queue, the
+    drive serves the streams in a fixed cycle: the order their first requests
+    arrived in, which is the order fio's threads happened to start (the
+    server's log shows a random one). The seek in each cycle depends on that
+    order, so the prediction is the mean over ``orders`` random start orders
+    (the first run keeps the streams' own order only when ``orders`` is 0).
+    """
+    cap = RealtimeDrive(profile, "fcfs", cache).capacity_sectors * SECTOR
+    inc = cap // n_streams // bs_bytes * bs_bytes
+
+    def job(j: int) -> Callable[[], Iterator[tuple[int, int]]]:
+        def make() -> Iterator[tuple[int, int]]:
+            k = 0
+            while True:
+                yield j * inc + (k * bs_bytes) % inc, bs_bytes
+                k += 1
+        return make
+
+    rng = np.random.default_rng(seed)
+    perms = [None] if orders < 1 else [list(rng.permutation(n_streams)) for _ in range(orders)]
+    runs = [replay(profile, [job(j) for j in range(n_streams)], iodepth=1, cache=cache,
+                   duration_ms=duration_ms, warmup_ms=warmup_ms, seed=seed + k,
+                   start_gap_ms=start_gap_ms, start_order=perm)
+            for k, perm in enumerate(perms)]
+    return Predicted(float(np.mean([r.read_mb_s for r in runs])),
+                     float(np.mean([r.read_iops for r in runs])),
+                     float(np.mean([r.read_mean_ms for r in runs])),
+                     sum(r.requests for r in runs))
+
+
+def streams_spread(profile: DiskProfile, n_streams: int, bs_bytes: int, orders: int = 8,
+                   seed: int = 0, **kw) -> list[float]:
+    """The aggregate MB/s of each of ``orders`` random start orders (how far one run may fall)."""
+    return [streams(profile, n_streams, bs_bytes, orders=1, seed=seed + 1000 * k, **kw).read_mb_s
+            for k in range(orders)]
