@@ -128,7 +128,7 @@ def test_a_classmates_measurement_gets_zero_for_the_measured_questions_only(grad
 def test_an_edited_report_gets_zero_for_the_question_that_reads_it(graded):
     key, by, _, edit_qs = graded
     r = by["editor"]
-    assert lost(key, r) == edit_qs
+    assert lost(key, r) == edit_qs, {q: r.lines[q] for q in lost(key, r)}
     assert all(r.scores[q] == 0 for q in edit_qs)
 
 

@@ -73,11 +73,20 @@ def fio_served(kind: str, serve_args: list[str], fio_args: list[str],
 
 
 def measured(kind: str) -> FioRun | None:
-    """The fio report attached for ``kind`` in this kernel (or restored by the grader), or None."""
+    """The fio report attached for ``kind`` in this kernel (or restored by the grader), or None.
+
+    A report that is not fio's own unedited output is refused here too: the
+    reason is printed and None returned, so a lab reading several reports keeps
+    the ones that are good (the grader's judge refuses the bad one by itself).
+    """
     att = attach.latest(kind)
     if att is None or att.get("tool") != "fio":
         return None
-    return read_fio(att["raw"])
+    try:
+        return read_fio(att["raw"])
+    except MeasurementError as exc:
+        print(f"Your attached {kind} measurement was refused: {exc}")
+        return None
 
 
 def recording_path(kind: str, token: str) -> Path:

@@ -250,13 +250,6 @@ def judge_fio(got: Any, reference: Any, attachments: list[dict[str, Any]],
     if not _close(float(got), measured, float(args.get("answer_rel", 0.01))):
         return False, "your answer does not follow from your attached measurement"
     if isinstance(reference, dict):
-        # the job options the student's variant prescribes (a size, an offset, a stream count)
-        for kind, run in zip(kinds, runs, strict=True):
-            why = _require(run, {**(reference.get("require") or {}),
-                                 **((reference.get("require_each") or {}).get(kind) or {})},
-                           kind)
-            if why:
-                return False, why
         mark = str(reference.get("uri_has", ""))
         if mark and any(mark not in r.options.get("uri", "") for r in runs):
             return False, ("your measurement is not of the drive you were given (the served "
@@ -266,6 +259,13 @@ def judge_fio(got: Any, reference: Any, attachments: list[dict[str, Any]],
                for k, r in zip(kinds, runs, strict=True) if k in each):
             return False, ("a measurement is not of the drive set up as the lab's cell sets it "
                            "(the served drive's socket does not name its settings)")
+        # then the job options the student's variant prescribes (a size, an offset, a stream count)
+        for kind, run in zip(kinds, runs, strict=True):
+            why = _require(run, {**(reference.get("require") or {}),
+                                 **((reference.get("require_each") or {}).get(kind) or {})},
+                           kind)
+            if why:
+                return False, why
         reference = reference.get("value")
     if reference is not None:
         if isinstance(reference, bool) or not isinstance(reference, int | float):
