@@ -487,3 +487,17 @@ def test_two_grading_processes_never_share_a_sandbox_slot():
         assert second != mine
     finally:
         sandbox.release_slot(mine)
+
+
+def test_literal_answers_refuse_what_no_literal_spells():
+    """A generated "typed the numbers" submission must not write `Completed(...)` (a NameError
+    in the student's kernel): a record or an object has no literal form, a number does."""
+    from simcore.labkit.variants import literal_answers
+    from simcore.records import Completed
+
+    assert literal_answers({"q1": 3.5, "q2": [1, (2, "a")]}) == "q1 = 3.5\nq2 = [1, (2, 'a')]"
+    rec = Completed(0, "R", 0, 8, 0.0, 0.0, 1.0, 0.0, 0.1, 0.2, 0.3, 0.4, 0.0, 1.0)
+    with pytest.raises(TypeError, match="record"):
+        literal_answers({"q1": [rec]})
+    with pytest.raises(TypeError, match="literal"):
+        literal_answers({"q1": object()})

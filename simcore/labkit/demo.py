@@ -178,7 +178,10 @@ def write_class_submissions(key_path: str | Path, folder: str | Path, n: int = 2
             for c in answer_cells:
                 names = [q for q in values if f"{q} =" in c.source or f"def {q}" in c.source]
                 plain = {q: values[q] for q in names if not callable(values[q])}
-                answers[c.id] = literal_answers(plain) if plain else solutions[c.id]
+                try:
+                    answers[c.id] = literal_answers(plain) if plain else solutions[c.id]
+                except TypeError:  # the cell builds records or objects: typed as the key does
+                    answers[c.id] = solutions[c.id]
         else:
             answers = dict(solutions)
             victim = answer_cells[int(rng.integers(len(answer_cells)))]

@@ -199,13 +199,20 @@ def _plain(v: Any) -> Any:
         return v.tolist()
     if isinstance(v, dict):
         return {_plain(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, tuple) and hasattr(v, "_fields"):  # a record: no literal spells it
+        raise TypeError(f"a {type(v).__name__} record has no literal form")
     if isinstance(v, list | tuple):
         return type(v)(_plain(x) for x in v)
-    return v
+    if v is None or isinstance(v, bool | int | float | str | complex):
+        return v
+    raise TypeError(f"a {type(v).__name__} has no literal form")
 
 
 def literal_answers(values: dict[str, Any]) -> str:
-    """Python source assigning the given values as literals (``q1 = 3.0``)."""
+    """Python source assigning the given values as literals (``q1 = 3.0``).
+
+    Raises TypeError for a value no literal spells (a record, an object).
+    """
     lines = []
     for name, v in values.items():
         text = repr(_plain(v))
