@@ -391,7 +391,7 @@ class SegmentCache:
         """One past the last LBA of the track holding ``lba``."""
         lay = self.layout
         left = lay.capacity - lba  # a track holds at most one track's worth: ask for no more
-        return lba + lay.pieces(lba, min(left, lay.sectors_per_track(lay.zone_of(lba))))[0].count
+        return lba + lay.first_piece(lba, min(left, lay.sectors_per_track(lay.zone_of(lba)))).count
 
     def _cylinder_end(self, lba: int) -> int:
         lay = self.layout
