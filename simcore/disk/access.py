@@ -278,7 +278,8 @@ class Mechanism:
             pieces.append(PlanPiece(k, move_start, t, t + elapsed, cyl, surface, step))
             t += elapsed
             k += count
-        np.maximum.accumulate(done, out=done)
+        if len(pieces) > 1:  # one track's times already rise (the wrapped tail equals the
+            np.maximum.accumulate(done, out=done)  # head's last): the running max is a no-op
         return Plan(done, pieces, seek_total, rot_total, xfer_total, t, cyl, surface)
 
     # -- Advanced Format: the read-modify-write of a 512e drive --------------------------

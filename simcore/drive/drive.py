@@ -342,6 +342,8 @@ class Drive:
         self._trace_plan(svc.plan)
         if port.is_pio:
             _, ready = yield from self._pio_in(req, svc.ready_ms)
+        elif port.hold == "transfer" and req.sectors <= cache.cap:
+            _, ready = yield from self._dma_burst(svc.ready_ms)
         else:
             _, ready = yield from self._dma_in(req, svc.ready_ms)
         # the media part ended with the last sector (later if the ring made it lose turns)
