@@ -235,7 +235,7 @@ class Drive:
         wake: tuple | None = None
         busy: tuple | None = None
         req = state = None
-        start = now
+        start = finish = now
         while True:
             nxt = feed
             if wake is not None and (nxt is None or wake < nxt):
