@@ -560,7 +560,7 @@ class Drive:
         return None, ready
 
     def _pio_in(self, req: Request, ready: np.ndarray):
-        env, port, cpu, chan = self.env, self.port, self.cpu, self.channel
+        env, port = self.env, self.port
         n = len(ready)
         ready = ready.copy()
         drained = np.empty(n)
@@ -581,24 +581,32 @@ class Drive:
                 if ready[nxt - 1] > env.now:
                     break
                 end, blocks = nxt, blocks + 1
-            creq = None
-            if port.hold == "transfer":
-                creq = chan.request()
-                yield creq
-            t0 = env.now
-            yield from cpu.work(blocks * irq_ms + (end - k) * word_ms, owner=req.client,
-                                kind="pio", priority=0)
-            if blocks > 1 and drq_ms:
-                yield env.timeout((blocks - 1) * drq_ms)
-            if creq is not None:
-                chan.resource.release(creq)
-            chan.note(self.name, "data", t0, env.now)
-            self._note("pio", t0, env.now)
-            self.interrupts += blocks
+            t0 = yield from self._pio_burst(req, blocks, blocks * irq_ms + (end - k) * word_ms,
+                                            drq_ms, blocks)
             drained[k:end] = np.linspace(t0, env.now, end - k + 1)[1:]
             k = end
             self._ring_stall(ready, drained, k)
         return drained, ready
+
+    def _pio_burst(self, req: Request, blocks: int, cpu_ms: float, drq_ms: float, irqs: int):
+        """One PIO burst of ``blocks`` DRQ blocks, in or out: the bus (if held per transfer),
+        the CPU's ``cpu_ms`` of interrupts and word moves, the DRQ waits between blocks.
+        Returns when the burst began; it ends at ``env.now``."""
+        env, chan = self.env, self.channel
+        creq = None
+        if self.port.hold == "transfer":
+            creq = chan.request()
+            yield creq
+        t0 = env.now
+        yield from self.cpu.work(cpu_ms, owner=req.client, kind="pio", priority=0)
+        if blocks > 1 and drq_ms:
+            yield env.timeout((blocks - 1) * drq_ms)
+        if creq is not None:
+            chan.resource.release(creq)
+        chan.note(self.name, "data", t0, env.now)
+        self._note("pio", t0, env.now)
+        self.interrupts += irqs
+        return t0
 
     def _serve_write(self, req: Request, t: float):
         cache, port, env = self.cache, self.port, self.env
@@ -661,7 +669,7 @@ class Drive:
         return arrive
 
     def _pio_out(self, req: Request, space: np.ndarray):
-        env, port, cpu, chan = self.env, self.port, self.cpu, self.channel
+        env, port = self.env, self.port
         n = req.sectors
         arrive = np.empty(n)
         m = port.multcount
@@ -677,20 +685,8 @@ class Drive:
             end = min(k + grain - grain % m, n) if grain >= m else min(k + m, n)
             blocks = -(-(end - k) // m)
             irqs = blocks - (1 if k == 0 else 0)  # the first block goes without an interrupt
-            creq = None
-            if port.hold == "transfer":
-                creq = chan.request()
-                yield creq
-            t0 = env.now
-            yield from cpu.work(irqs * irq_ms + (end - k) * word_ms, owner=req.client,
-                                kind="pio", priority=0)
-            if blocks > 1 and drq_ms:
-                yield env.timeout((blocks - 1) * drq_ms)
-            if creq is not None:
-                chan.resource.release(creq)
-            chan.note(self.name, "data", t0, env.now)
-            self._note("pio", t0, env.now)
-            self.interrupts += irqs
+            t0 = yield from self._pio_burst(req, blocks, irqs * irq_ms + (end - k) * word_ms,
+                                            drq_ms, irqs)
             arrive[k:end] = np.linspace(t0, env.now, end - k + 1)[1:]
             k = end
         return arrive
