@@ -287,6 +287,24 @@ class Layout:
         self._check(lba + sectors - 1)
         return self._piece_at(lba, sectors)
 
+    def track_end(self, lba: int) -> int:
+        """One past the last LBA on ``lba``'s track (the end of :meth:`first_piece` for a
+        request reaching to the track's end), without the piece's geometry."""
+        self._check(lba)
+        zm = self._zones[bisect_right(self._zone_starts, lba) - 1]
+        rel = lba - zm.first_lba
+        in_zone = zm.lba_count - rel
+        if zm.simple:
+            return lba + min(zm.spt - rel % zm.spt, in_zone)
+        slot = zm.slot_of(rel)
+        track_end_slot = (slot // zm.spt + 1) * zm.spt
+        end_rel = zm.rel_of_slot(track_end_slot - 1)
+        while end_rel is None and track_end_slot - 1 > slot:
+            track_end_slot -= 1
+            end_rel = zm.rel_of_slot(track_end_slot - 1)
+        on_track = (end_rel - rel + 1) if end_rel is not None else 1
+        return lba + min(on_track, in_zone)
+
     def _piece_at(self, lba: int, remaining: int) -> TrackPiece:
         zm = self._zones[bisect_right(self._zone_starts, lba) - 1]
         rel = lba - zm.first_lba
