@@ -36,13 +36,25 @@ class RunResult:
 
         Kept once computed, while the list of records stays the same length (a summary
         reads several columns, some twice)."""
+        self._fresh()
+        col = self._cols.get(name)
+        if col is None:
+            i = Completed._fields.index(name)
+            col = self._cols[name] = _column(self.records, i, self._kinds_of(i))
+        return col
+
+    def _fresh(self) -> None:
         key = (id(self.records), len(self.records))
         if self._cols_key != key:
             self._cols, self._cols_key = {}, key
-        col = self._cols.get(name)
-        if col is None:
-            col = self._cols[name] = _column(self.records, Completed._fields.index(name))
-        return col
+
+    def _kinds_of(self, i: int) -> set:
+        """The Python types of field ``i`` over the records (kept, as the columns are)."""
+        self._fresh()
+        kinds = self._cols.get(i)
+        if kinds is None:
+            kinds = self._cols[i] = _kinds(self.records, i)
+        return kinds
 
     def summary(self) -> dict[str, float]:
         if not self.records:
@@ -73,7 +85,7 @@ class RunResult:
         ids = self.column("id") if rows else np.empty(0)
         if len(ids) > 1 and not bool(np.all(ids[1:] >= ids[:-1])):
             rows = sorted(rows, key=itemgetter(0))  # by id (a stable sort, as before)
-        kinds = [_kinds(rows, i) for i in idx] if rows else []
+        kinds = [self._kinds_of(i) for i in idx] if rows else []
         if rows and all(len(k) == 1 and k <= {float, int, str} for k in kinds) and not any(
                 "," in v or '"' in v for i, k in zip(idx, kinds, strict=True) if k == {str}
                 for v in set(map(itemgetter(i), rows))):
@@ -102,10 +114,10 @@ def _kinds(rows, i: int) -> set:
     return set(map(type, map(itemgetter(i), rows)))
 
 
-def _column(rows, i: int) -> np.ndarray:
+def _column(rows, i: int, kinds: set) -> np.ndarray:
     """Field ``i`` of every row as an array, the same array ``np.array([r[i] for r in
-    rows])`` makes, built without the Python loop when the field has one plain type."""
-    kinds = _kinds(rows, i)
+    rows])`` makes, built without the Python loop when the field has one plain type
+    (``kinds``: its types)."""
     if kinds == {float}:
         return np.fromiter(map(itemgetter(i), rows), np.float64, len(rows))
     if kinds == {bool}:
