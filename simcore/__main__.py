@@ -16,21 +16,37 @@ from . import commands
 from .errors import DisklabError
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of the one module ``only`` (a command's module name)."""
     parser = argparse.ArgumentParser(prog="python -m simcore",
                                      description="A validated SimPy disk simulator.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
+        if info.name.startswith("_") or (only is not None and info.name != only):
             continue
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(sub)
     return parser
 
 
+def _parser_for(argv: list[str]) -> argparse.ArgumentParser:
+    """Only the named command's module is imported when its name is its module's (``run``,
+    ``bench``, ...): a short command does not wait on the imports of all the others."""
+    cmd = next((a for a in argv if not a.startswith("-")), None)
+    if cmd is not None and argv and not argv[0].startswith("-"):
+        name = cmd.replace("-", "_")
+        if any(i.name == name for i in pkgutil.iter_modules(commands.__path__)):
+            parser = build_parser(only=name)
+            sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+            if cmd in sub.choices:
+                return parser
+    return build_parser()
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = _parser_for(argv).parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except (DisklabError, ValueError, KeyError, FileNotFoundError) as exc:

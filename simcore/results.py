@@ -6,6 +6,7 @@ import csv
 import io
 import json
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -35,14 +36,25 @@ class RunResult:
 
         Kept once computed, while the list of records stays the same length (a summary
         reads several columns, some twice)."""
+        self._fresh()
+        col = self._cols.get(name)
+        if col is None:
+            i = Completed._fields.index(name)
+            col = self._cols[name] = _column(self.records, i, self._kinds_of(i))
+        return col
+
+    def _fresh(self) -> None:
         key = (id(self.records), len(self.records))
         if self._cols_key != key:
             self._cols, self._cols_key = {}, key
-        col = self._cols.get(name)
-        if col is None:
-            idx = Completed._fields.index(name)
-            col = self._cols[name] = np.array([r[idx] for r in self.records])
-        return col
+
+    def _kinds_of(self, i: int) -> set:
+        """The Python types of field ``i`` over the records (kept, as the columns are)."""
+        self._fresh()
+        kinds = self._cols.get(i)
+        if kinds is None:
+            kinds = self._cols[i] = _kinds(self.records, i)
+        return kinds
 
     def summary(self) -> dict[str, float]:
         if not self.records:
@@ -69,12 +81,14 @@ class RunResult:
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(columns)
         idx = [Completed._fields.index(c) for c in columns]
-        rows = sorted(self.records, key=lambda r: r.id)
-        cols = list(zip(*rows, strict=True)) if rows else []
-        kinds = [set(map(type, cols[i])) for i in idx] if rows else []
+        rows = self.records
+        ids = self.column("id") if rows else np.empty(0)
+        if len(ids) > 1 and not bool(np.all(ids[1:] >= ids[:-1])):
+            rows = sorted(rows, key=itemgetter(0))  # by id (a stable sort, as before)
+        kinds = [self._kinds_of(i) for i in idx] if rows else []
         if rows and all(len(k) == 1 and k <= {float, int, str} for k in kinds) and not any(
                 "," in v or '"' in v for i, k in zip(idx, kinds, strict=True) if k == {str}
-                for v in set(cols[i])):
+                for v in set(map(itemgetter(i), rows))):
             # every column of one plain type: one format string for all rows (floats to
             # 6 places, as _fmt writes them), much faster than a writer call per row
             fmt = ",".join("%.6f" if k == {float} else ("%d" if k == {int} else "%s")
@@ -93,6 +107,22 @@ class RunResult:
 
     def to_json(self) -> str:
         return json.dumps(self.summary(), indent=2, sort_keys=True)
+
+
+def _kinds(rows, i: int) -> set:
+    """The Python types of field ``i`` over ``rows``."""
+    return set(map(type, map(itemgetter(i), rows)))
+
+
+def _column(rows, i: int, kinds: set) -> np.ndarray:
+    """Field ``i`` of every row as an array, the same array ``np.array([r[i] for r in
+    rows])`` makes, built without the Python loop when the field has one plain type
+    (``kinds``: its types)."""
+    if kinds == {float}:
+        return np.fromiter(map(itemgetter(i), rows), np.float64, len(rows))
+    if kinds == {bool}:
+        return np.fromiter(map(itemgetter(i), rows), np.bool_, len(rows))
+    return np.array(list(map(itemgetter(i), rows)))
 
 
 def _fmt(v):

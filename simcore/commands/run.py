@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..disk.profiles import load_disk
+from ..engine import few_collections
 from ..engine import run as run_sim
 from ..records import CSV_COLUMNS
 from ..sched import names as scheduler_names
@@ -28,6 +29,11 @@ def register(sub) -> None:
 
 
 def main(args) -> int:
+    with few_collections():  # reading, simulating and writing make many small objects
+        return _main(args)
+
+
+def _main(args) -> int:
     if args.out and Path(args.out).exists() and not args.force:
         raise ValueError(f"{args.out} exists; choose another --out or pass --force")
     disk = load_disk(args.disk)

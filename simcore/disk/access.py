@@ -235,10 +235,12 @@ class Mechanism:
         t = start_ms
         cyl, surface = head.cylinder, head.surface
         seek_total = rot_total = xfer_total = 0.0
-        done = np.empty(sectors)
+        track_pieces = self.layout.pieces(lba, sectors)
+        one = len(track_pieces) == 1  # one track: its times are the plan's (no copy)
+        done = None if one else np.empty(sectors)
         pieces: list[PlanPiece] = []
         k = 0
-        for piece in self.layout.pieces(lba, sectors):
+        for piece in track_pieces:
             move = self.move_ms(cyl, surface, piece.cylinder, piece.surface, is_write)
             if min_move_ms and k == 0 and move < min_move_ms:
                 move = min_move_ms
@@ -267,10 +269,17 @@ class Mechanism:
                 elapsed = wait + spt * st
                 t_run = t + wait + (spt - off) * st  # when the run's first sector comes round
                 n_head = min(count, round(off * count / span))
+                if one:
+                    done = np.empty(sectors)
                 done[k:k + n_head] = t_run + idx[:n_head] * step
                 done[k + n_head:k + count] = t_run + n_head * step
             else:
-                done[k:k + count] = t + wait + idx * step
+                idx *= step  # t + wait + idx * step, in place
+                idx += t + wait
+                if one:
+                    done = idx
+                else:
+                    done[k:k + count] = idx
                 elapsed = wait + span * st
             transfer = span * st
             rot_total += elapsed - transfer
@@ -278,7 +287,8 @@ class Mechanism:
             pieces.append(PlanPiece(k, move_start, t, t + elapsed, cyl, surface, step))
             t += elapsed
             k += count
-        np.maximum.accumulate(done, out=done)
+        if len(pieces) > 1:  # one track's times already rise (the wrapped tail equals the
+            np.maximum.accumulate(done, out=done)  # head's last): the running max is a no-op
         return Plan(done, pieces, seek_total, rot_total, xfer_total, t, cyl, surface)
 
     # -- Advanced Format: the read-modify-write of a 512e drive --------------------------

@@ -273,28 +273,55 @@ class Layout:
         out: list[TrackPiece] = []
         remaining = sectors
         while remaining:
-            zi = bisect_right(self._zone_starts, lba) - 1
-            zm = self._zones[zi]
-            rel = lba - zm.first_lba
-            slot = rel if zm.simple else zm.slot_of(rel)
-            track, k = divmod(slot, zm.spt)
-            # LBAs left on this track: the slots to the track end minus slips among them.
-            track_end_slot = (track + 1) * zm.spt
-            in_zone = zm.lba_count - rel
-            if not zm.simple:
-                end_rel = zm.rel_of_slot(track_end_slot - 1)
-                while end_rel is None and track_end_slot - 1 > slot:
-                    track_end_slot -= 1
-                    end_rel = zm.rel_of_slot(track_end_slot - 1)
-                on_track = (end_rel - rel + 1) if end_rel is not None else 1
-            else:
-                on_track = track_end_slot - slot
-            count = min(remaining, on_track, in_zone)
-            last_slot = slot + count - 1 if zm.simple else zm.slot_of(rel + count - 1)
-            cyl, surface, offset = zm.track_geometry(track)
-            out.append(
-                TrackPiece(cyl, surface, (offset + k) % zm.spt, last_slot - slot + 1, count, zm.spt)
-            )
-            lba += count
-            remaining -= count
+            piece = self._piece_at(lba, remaining)
+            out.append(piece)
+            lba += piece.count
+            remaining -= piece.count
         return out
+
+    def first_piece(self, lba: int, sectors: int) -> TrackPiece:
+        """The first of :meth:`pieces` (the part of the request on ``lba``'s track)."""
+        if sectors <= 0:
+            raise RequestError(f"a request must move at least one sector (got {sectors})")
+        self._check(lba)
+        self._check(lba + sectors - 1)
+        return self._piece_at(lba, sectors)
+
+    def track_end(self, lba: int) -> int:
+        """One past the last LBA on ``lba``'s track (the end of :meth:`first_piece` for a
+        request reaching to the track's end), without the piece's geometry."""
+        self._check(lba)
+        zm = self._zones[bisect_right(self._zone_starts, lba) - 1]
+        rel = lba - zm.first_lba
+        in_zone = zm.lba_count - rel
+        if zm.simple:
+            return lba + min(zm.spt - rel % zm.spt, in_zone)
+        slot = zm.slot_of(rel)
+        track_end_slot = (slot // zm.spt + 1) * zm.spt
+        end_rel = zm.rel_of_slot(track_end_slot - 1)
+        while end_rel is None and track_end_slot - 1 > slot:
+            track_end_slot -= 1
+            end_rel = zm.rel_of_slot(track_end_slot - 1)
+        on_track = (end_rel - rel + 1) if end_rel is not None else 1
+        return lba + min(on_track, in_zone)
+
+    def _piece_at(self, lba: int, remaining: int) -> TrackPiece:
+        zm = self._zones[bisect_right(self._zone_starts, lba) - 1]
+        rel = lba - zm.first_lba
+        slot = rel if zm.simple else zm.slot_of(rel)
+        track, k = divmod(slot, zm.spt)
+        # LBAs left on this track: the slots to the track end minus slips among them.
+        track_end_slot = (track + 1) * zm.spt
+        in_zone = zm.lba_count - rel
+        if not zm.simple:
+            end_rel = zm.rel_of_slot(track_end_slot - 1)
+            while end_rel is None and track_end_slot - 1 > slot:
+                track_end_slot -= 1
+                end_rel = zm.rel_of_slot(track_end_slot - 1)
+            on_track = (end_rel - rel + 1) if end_rel is not None else 1
+        else:
+            on_track = track_end_slot - slot
+        count = min(remaining, on_track, in_zone)
+        last_slot = slot + count - 1 if zm.simple else zm.slot_of(rel + count - 1)
+        cyl, surface, offset = zm.track_geometry(track)
+        return TrackPiece(cyl, surface, (offset + k) % zm.spt, last_slot - slot + 1, count, zm.spt)

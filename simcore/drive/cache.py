@@ -389,9 +389,7 @@ class SegmentCache:
     # -- boundaries -----------------------------------------------------------
     def _track_end(self, lba: int) -> int:
         """One past the last LBA of the track holding ``lba``."""
-        lay = self.layout
-        left = lay.capacity - lba  # a track holds at most one track's worth: ask for no more
-        return lba + lay.pieces(lba, min(left, lay.sectors_per_track(lay.zone_of(lba))))[0].count
+        return self.layout.track_end(lba)
 
     def _cylinder_end(self, lba: int) -> int:
         lay = self.layout

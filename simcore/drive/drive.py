@@ -19,7 +19,7 @@ takes one completion interrupt.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,6 +30,7 @@ from ..disk.layout import SECTOR_BYTES
 from ..disk.profile import DiskProfile
 from ..records import WRITE, Completed, Request
 from ..sched import get_scheduler
+from .cache import FLUSH
 
 PIO_GRAIN_SECTORS = 16  # PIO blocks the simulator moves per CPU slice when they are all ready
 
@@ -155,12 +156,9 @@ class Drive:
         return overhead, acc, False
 
     def _run(self):
-        from .cache import FLUSH
-
-        env, pending, head = self.env, self.pending, self.head
-        choose, view, record = self._choose, self.view, self.completed.append
-        done_ms = self._done_ms
-        events = self.events
+        env, pending = self.env, self.pending
+        choose, view = self._choose, self.view
+        begin, end = self._begin, self._end
         while True:
             if not pending:
                 self._wake = env.event()
@@ -171,34 +169,122 @@ class Drive:
                 pending.pop(0)
             else:
                 pending.remove(req)
-            if req.op == FLUSH:  # no buffer: nothing is dirty, the command only completes
-                finish = now + done_ms[False]
-                yield env.timeout(finish - now)
-                self._finish_flush(req, now, finish)
-                continue
-            overhead, acc, hit = self._service(req, now, head)
-            is_write = req.op == WRITE
-            done_ov = done_ms[is_write]
-            self._after_write = is_write
-            finish = acc.end_ms + done_ov
-            if events is not None:  # the delay comes at the end: the media work is as planned
-                extra = events.delay(req.id, now, self._last_finish,
-                                     0 if is_write or hit else req.sectors)
-                finish += extra
-                overhead += extra
+            finish, state = begin(req, now)
             yield env.timeout(finish - now)
-            self._last_finish = finish
-            head.cylinder, head.surface = acc.cylinder, acc.surface
-            self.last_lba = req.lba + req.sectors
-            self.busy_ms += finish - now
-            rec = Completed(
-                req.id, req.op, req.lba, req.sectors, req.arrival_ms, now, finish,
-                now - req.arrival_ms, overhead + done_ov, acc.seek_ms, acc.rotation_ms,
-                acc.transfer_ms, acc.interface_ms, finish - req.arrival_ms, req.client, hit,
-            )
-            record(rec)
-            if self.on_complete is not None:
-                self.on_complete(rec)
+            end(req, now, finish, state)
+
+    def _begin(self, req: Request, now: float) -> tuple[float, Any]:
+        """Start serving ``req`` at ``now`` on the fast path: when it ends, and what
+        :meth:`_end` needs to record it."""
+        if req.op == FLUSH:  # no buffer: nothing is dirty, the command only completes
+            return now + self._done_ms[False], None
+        overhead, acc, hit = self._service(req, now, self.head)
+        is_write = req.op == WRITE
+        done_ov = self._done_ms[is_write]
+        self._after_write = is_write
+        finish = acc.end_ms + done_ov
+        events = self.events
+        if events is not None:  # the delay comes at the end: the media work is as planned
+            extra = events.delay(req.id, now, self._last_finish,
+                                 0 if is_write or hit else req.sectors)
+            finish += extra
+            overhead += extra
+        return finish, (overhead + done_ov, acc, hit)
+
+    def _end(self, req: Request, now: float, finish: float, state: Any) -> None:
+        """``req``, started at ``now``, ended at ``finish``: move the head, keep the record."""
+        if state is None:
+            self._finish_flush(req, now, finish)
+            return
+        overhead, acc, hit = state
+        self._last_finish = finish
+        head = self.head
+        head.cylinder, head.surface = acc.cylinder, acc.surface
+        self.last_lba = req.lba + req.sectors
+        self.busy_ms += finish - now
+        rec = Completed(
+            req.id, req.op, req.lba, req.sectors, req.arrival_ms, now, finish,
+            now - req.arrival_ms, overhead, acc.seek_ms, acc.rotation_ms,
+            acc.transfer_ms, acc.interface_ms, finish - req.arrival_ms, req.client, hit,
+        )
+        self.completed.append(rec)
+        if self.on_complete is not None:
+            self.on_complete(rec)
+
+    def serve_open(self, requests: Sequence[Request]) -> float:
+        """Serve an open stream of requests on the fast path without SimPy's event loop.
+
+        The engine's choice for a lone fast-path drive fed by an open workload, before the
+        environment has run: the same steps as :meth:`_run` fed by the engine's open
+        feeder, in the order SimPy would take them. Each of the two processes has at most
+        one event waiting (the feeder's next arrival, the drive's end of service or its
+        wake-up); the earlier runs first, equal times in the order they were scheduled
+        (SimPy's event ids), and every time is computed as SimPy computes it (``now +
+        delay``), so the records are the same to the bit. Returns the time of the last
+        event (where SimPy's clock would stop).
+        """
+        pending, choose, view = self.pending, self._choose, self.view
+        begin, end = self._begin, self._end
+        n = len(requests)
+        now = self.env.now  # SimPy's clock starts at the integer 0
+        eid = 2  # SimPy's ids: 0 and 1 went to the drive's and the feeder's start
+        i = 0
+        armed = True  # the drive waits for work (its start found the queue empty)
+        # the next event of each process: (time, priority, id); the feeder's start is urgent
+        feed: tuple | None = (now, 0, 1)
+        wake: tuple | None = None
+        busy: tuple | None = None
+        req = state = None
+        start = finish = now
+        while True:
+            nxt = feed
+            if wake is not None and (nxt is None or wake < nxt):
+                nxt = wake
+            if busy is not None and (nxt is None or busy < nxt):
+                nxt = busy
+            if nxt is None:
+                return now
+            now = nxt[0]
+            if nxt is feed:
+                if nxt[1]:  # resumed after waiting for this request's arrival: submit it
+                    pending.append(requests[i])
+                    i += 1
+                    if armed:
+                        armed, wake = False, (now, 1, eid)
+                        eid += 1
+                feed = None
+                while i < n:
+                    r = requests[i]
+                    delay = r.arrival_ms - now
+                    if delay > 0:
+                        feed = (now + delay, 1, eid)
+                        eid += 1
+                        break
+                    pending.append(r)
+                    i += 1
+                    if armed:
+                        armed, wake = False, (now, 1, eid)
+                        eid += 1
+                continue
+            if nxt is busy:
+                busy = None
+                end(req, start, finish, state)
+                if not pending:
+                    armed = True
+                    continue
+            else:
+                wake = None
+            start = now
+            req = choose(pending, view, now)
+            if req is pending[0]:
+                pending.pop(0)
+            else:
+                pending.remove(req)
+            finish, state = begin(req, now)
+            if finish - now < 0:
+                raise ValueError(f"Negative delay {finish - now}")  # as SimPy's timeout
+            busy = (now + (finish - now), 1, eid)
+            eid += 1
 
     def _finish_flush(self, req: Request, start: float, finish: float) -> None:
         self._last_finish = finish
@@ -242,6 +328,7 @@ class Drive:
                             f"{type(interface).__name__}")
         self.port = port
         self.channel = channel if channel is not None else Channel(self.env, f"{self.name}-bus")
+        self._own_bus = channel is None
         self.cpu = cpu if cpu is not None else Cpu(self.env, f"{self.name}-cpu")
         self.trace = trace
         self.interrupts = 0
@@ -342,6 +429,8 @@ class Drive:
         self._trace_plan(svc.plan)
         if port.is_pio:
             _, ready = yield from self._pio_in(req, svc.ready_ms)
+        elif port.hold == "transfer" and req.sectors <= cache.cap:
+            _, ready = yield from self._dma_burst(svc.ready_ms)
         else:
             _, ready = yield from self._dma_in(req, svc.ready_ms)
         # the media part ended with the last sector (later if the ring made it lose turns)
@@ -391,6 +480,8 @@ class Drive:
     def _dma_in(self, req: Request, ready: np.ndarray):
         env, chan, b = self.env, self.channel, self._bus_ms
         n = len(ready)
+        if self.port.hold == "transfer" and n <= self.cache.cap:
+            return (yield from self._dma_burst(ready))
         ready = ready.copy()
         idx = np.arange(n, dtype=float)
         if self.port.hold == "transfer":
@@ -433,8 +524,43 @@ class Drive:
         self._note("bus", max(t0, float(ready[0]) - b), end)
         return drained, ready
 
+    def _dma_burst(self, ready: np.ndarray):
+        """:meth:`_dma_in` for a read that fits its segment, on a bus held per transfer: one
+        burst, nothing for the ring to stall, the same arithmetic on Python floats (the
+        sectors' times as the loop above computes them). Returns ``(None, ready)``: no
+        caller reads the drained times of such a read."""
+        env, chan, b = self.env, self.channel, self._bus_ms
+        n = len(ready)
+        times = ready.tolist()
+        s = env.now
+        for i, r in enumerate(times):
+            v = r - float(i) * b
+            if v > s:
+                s = v
+        mark = min(n, int(np.ceil(self.profile.read_watermark * n - 1e-9)))
+        if mark > 0 and times[mark - 1] > s:
+            s = times[mark - 1]
+        if s > env.now:
+            yield env.timeout(s - env.now)
+        creq = None
+        if self._own_bus:
+            # nobody else can hold this drive's own bus: the request is granted at once, so
+            # only its event is kept (scheduled where the request's would be, at no cost)
+            yield env.timeout(0)
+        else:
+            creq = chan.request()
+            yield creq
+        s2 = env.now
+        if b * n > 0:
+            yield env.timeout(b * n)
+        chan.note(self.name, "data", s2, env.now)
+        self._note("bus", s2, env.now)
+        if creq is not None:
+            chan.resource.release(creq)
+        return None, ready
+
     def _pio_in(self, req: Request, ready: np.ndarray):
-        env, port, cpu, chan = self.env, self.port, self.cpu, self.channel
+        env, port = self.env, self.port
         n = len(ready)
         ready = ready.copy()
         drained = np.empty(n)
@@ -455,24 +581,32 @@ class Drive:
                 if ready[nxt - 1] > env.now:
                     break
                 end, blocks = nxt, blocks + 1
-            creq = None
-            if port.hold == "transfer":
-                creq = chan.request()
-                yield creq
-            t0 = env.now
-            yield from cpu.work(blocks * irq_ms + (end - k) * word_ms, owner=req.client,
-                                kind="pio", priority=0)
-            if blocks > 1 and drq_ms:
-                yield env.timeout((blocks - 1) * drq_ms)
-            if creq is not None:
-                chan.resource.release(creq)
-            chan.note(self.name, "data", t0, env.now)
-            self._note("pio", t0, env.now)
-            self.interrupts += blocks
+            t0 = yield from self._pio_burst(req, blocks, blocks * irq_ms + (end - k) * word_ms,
+                                            drq_ms, blocks)
             drained[k:end] = np.linspace(t0, env.now, end - k + 1)[1:]
             k = end
             self._ring_stall(ready, drained, k)
         return drained, ready
+
+    def _pio_burst(self, req: Request, blocks: int, cpu_ms: float, drq_ms: float, irqs: int):
+        """One PIO burst of ``blocks`` DRQ blocks, in or out: the bus (if held per transfer),
+        the CPU's ``cpu_ms`` of interrupts and word moves, the DRQ waits between blocks.
+        Returns when the burst began; it ends at ``env.now``."""
+        env, chan = self.env, self.channel
+        creq = None
+        if self.port.hold == "transfer":
+            creq = chan.request()
+            yield creq
+        t0 = env.now
+        yield from self.cpu.work(cpu_ms, owner=req.client, kind="pio", priority=0)
+        if blocks > 1 and drq_ms:
+            yield env.timeout((blocks - 1) * drq_ms)
+        if creq is not None:
+            chan.resource.release(creq)
+        chan.note(self.name, "data", t0, env.now)
+        self._note("pio", t0, env.now)
+        self.interrupts += irqs
+        return t0
 
     def _serve_write(self, req: Request, t: float):
         cache, port, env = self.cache, self.port, self.env
@@ -535,7 +669,7 @@ class Drive:
         return arrive
 
     def _pio_out(self, req: Request, space: np.ndarray):
-        env, port, cpu, chan = self.env, self.port, self.cpu, self.channel
+        env, port = self.env, self.port
         n = req.sectors
         arrive = np.empty(n)
         m = port.multcount
@@ -551,20 +685,8 @@ class Drive:
             end = min(k + grain - grain % m, n) if grain >= m else min(k + m, n)
             blocks = -(-(end - k) // m)
             irqs = blocks - (1 if k == 0 else 0)  # the first block goes without an interrupt
-            creq = None
-            if port.hold == "transfer":
-                creq = chan.request()
-                yield creq
-            t0 = env.now
-            yield from cpu.work(irqs * irq_ms + (end - k) * word_ms, owner=req.client,
-                                kind="pio", priority=0)
-            if blocks > 1 and drq_ms:
-                yield env.timeout((blocks - 1) * drq_ms)
-            if creq is not None:
-                chan.resource.release(creq)
-            chan.note(self.name, "data", t0, env.now)
-            self._note("pio", t0, env.now)
-            self.interrupts += irqs
+            t0 = yield from self._pio_burst(req, blocks, irqs * irq_ms + (end - k) * word_ms,
+                                            drq_ms, irqs)
             arrive[k:end] = np.linspace(t0, env.now, end - k + 1)[1:]
             k = end
         return arrive

@@ -213,8 +213,12 @@ class DriveManaged:
 
     # -- writes: the media cache log ----------------------------------------------------
     def _used_by(self, lba: int, n: int) -> int:
+        return sum(self._log_sectors(e - s) for s, e in self._split(lba, n))
+
+    def _log_sectors(self, sectors: int) -> int:
+        """Log sectors a piece of ``sectors`` host sectors takes (whole log units)."""
         r = self.ratio
-        return sum(-(-(e - s) // r) * r for s, e in self._split(lba, n))
+        return -(-sectors // r) * r
 
     def _split(self, lba: int, n: int) -> list[tuple[int, int]]:
         """The request cut at band boundaries: ``[(start, end), ...]``."""
@@ -250,8 +254,7 @@ class DriveManaged:
             log_end = end
         h = HeadState(a.cylinder, a.surface)
         for s, e in self._split(lba, n):
-            r = self.ratio
-            used = -(-(e - s) // r) * r
+            used = self._log_sectors(e - s)
             b = self.band_of(s)
             piece = _Piece(self.seq, s, e - s, log0, used)
             if b not in self.pieces:
@@ -269,7 +272,7 @@ class DriveManaged:
 
     # -- reads: the newest copy of every sector -----------------------------------------
     def _read(self, lba: int, n: int, t: float, h: HeadState) -> tuple[Part, float, HeadState]:
-        mech, c = self.mechanism, self.cache_sectors
+        c = self.cache_sectors
         end = lba + n
         newest: dict[int, _Piece] = {}  # sector -> the newest cached piece holding it
         for b in range(self.band_of(lba), self.band_of(end - 1) + 1):
@@ -278,16 +281,20 @@ class DriveManaged:
                     newest[x] = p
         part = Part()
         if len(newest) < n:  # some sectors still live only in their band
-            a = mech.access(lba + c, n, False, t, h)
-            part, t, h = part + Part.of(a), _media(a), HeadState(a.cylinder, a.surface)
+            part, t, h = self._media_step(part, lba + c, n, False, t, h)
         used = sorted({id(p): p for p in newest.values()}.values(), key=lambda p: p.log)
         for p in used:
-            a = mech.access(p.log, p.used, False, t, h)
-            part, t, h = part + Part.of(a), _media(a), HeadState(a.cylinder, a.surface)
+            part, t, h = self._media_step(part, p.log, p.used, False, t, h)
         if used:
             self.stats.fragmented_reads += 1
         self.stream_end = None
         return part, t, h
+
+    def _media_step(self, part: Part, lba: int, n: int, is_write: bool, t: float,
+                    h: HeadState) -> tuple[Part, float, HeadState]:
+        """One media access after ``part``: the parts added up, when it ends, the head then."""
+        a = self.mechanism.access(lba, n, is_write, t, h)
+        return part + Part.of(a), _media(a), HeadState(a.cylinder, a.surface)
 
     # -- cleaning -------------------------------------------------------------------------
     def _oldest_band(self) -> int | None:
@@ -301,15 +308,13 @@ class DriveManaged:
 
     def _rewrite(self, band: int, t: float, h: HeadState) -> tuple[float, HeadState, Part]:
         """Read the band's cached pieces, read the band, write it back whole."""
-        mech, c = self.mechanism, self.cache_sectors
+        c = self.cache_sectors
         part = Part()
         for p in sorted(self.pieces.get(band, ()), key=lambda p: p.log):
-            a = mech.access(p.log, p.used, False, t, h)
-            part, t, h = part + Part.of(a), _media(a), HeadState(a.cylinder, a.surface)
+            part, t, h = self._media_step(part, p.log, p.used, False, t, h)
         first, end = self.band_range(band)
         for is_write in (False, True):
-            a = mech.access(first + c, end - first, is_write, t, h)
-            part, t, h = part + Part.of(a), _media(a), HeadState(a.cylinder, a.surface)
+            part, t, h = self._media_step(part, first + c, end - first, is_write, t, h)
         return t, h, part
 
     def _clean_one(self, t: float, h: HeadState, idle: bool) -> tuple[float, HeadState]:

@@ -295,20 +295,26 @@ def hdparm_t(disk="maxtor92048u8", port="udma2", cache=None, size_mib: float = 6
     return out
 
 
+def _bonnie_file(disk, port, cache, file_mib: float, fs: FileSystemCosts, hog: bool,
+                 trace: bool):
+    """What Bonnie's block read and block write share: the machine, the host's costs, the
+    partition's first LBA, the file's commands in file order, the file offset (sectors of
+    data) reached after each command, and the file's size in sectors."""
+    port = _port(port)
+    host = Host([(disk, port, cache, "ide0")], hog=hog, trace=trace)
+    start = int(fs.partition_gib * 2**30 / 512)
+    ext = ext2_extents(start, int(file_mib * 1024), fs)
+    reqs = list(_requests(ext, fs.request_kib * KIB_SECTORS))
+    data_after = np.cumsum([n if k == "data" else 0 for k, _, n in reqs])
+    return host, port.costs, start, reqs, data_after, int(data_after[-1])
+
+
 def bonnie_read(disk="maxtor92048u8", port="udma2", cache=None, file_mib: float = 64,
                 fs: FileSystemCosts = FileSystemCosts(), hog: bool = False,
                 trace: bool = False) -> HostResult:
     """Bonnie's block read: ``read()`` of ``chunk_kib`` chunks through the file system."""
-    port = _port(port)
-    host = Host([(disk, port, cache, "ide0")], hog=hog, trace=trace)
-
-    costs = port.costs
-    start = int(fs.partition_gib * 2**30 / 512)
-    ext = ext2_extents(start, int(file_mib * 1024), fs)
-    reqs = list(_requests(ext, fs.request_kib * KIB_SECTORS))
-    # file offset (in sectors of data) reached after each command
-    data_after = np.cumsum([n if k == "data" else 0 for k, _, n in reqs])
-    total = int(data_after[-1])
+    host, costs, _start, reqs, data_after, total = _bonnie_file(disk, port, cache, file_mib, fs,
+                                                               hog, trace)
 
     def body(env, cpu):
         state = {"read": 0, "consumed": 0}
@@ -359,15 +365,8 @@ def bonnie_write(disk="maxtor92048u8", port="udma2", cache=None, file_mib: float
     The run ends when the last command has completed (and, with ``flush``,
     when the drive has written its buffer to the platter).
     """
-    port = _port(port)
-    host = Host([(disk, port, cache, "ide0")], hog=hog, trace=trace)
-
-    costs = port.costs
-    start = int(fs.partition_gib * 2**30 / 512)
-    ext = ext2_extents(start, int(file_mib * 1024), fs)
-    reqs = list(_requests(ext, fs.request_kib * KIB_SECTORS))
-    data_after = np.cumsum([n if k == "data" else 0 for k, _, n in reqs])
-    total = int(data_after[-1])
+    host, costs, start, reqs, data_after, total = _bonnie_file(disk, port, cache, file_mib, fs,
+                                                               hog, trace)
 
     def body(env, cpu):
         group = fs.group_blocks * fs.block_kib * KIB_SECTORS
