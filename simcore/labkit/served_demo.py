@@ -1,4 +1,4 @@
-"""Record the demo variant's served-drive measurements of Labs 2 and 3 (for the book and the labs).
+"""Record the demo variant's served-drive measurements (for the book and the labs).
 
 ``python -m simcore.labkit.served_demo`` runs the measuring cells' fio jobs for
 the public demo variant (``STUDENT_ID = "demo"``) on its served drive and keeps
@@ -9,11 +9,21 @@ chapter "Measuring real disks" sets them beside the simulator's prediction for
 the same jobs, computed at build. The jobs and the variant's draws here are the
 labs' own (``lab2_variant``/``lab3_variant``: the token, the depth and the
 policy come from the same named streams of the demo seed).
+
+Labs 5 and 6 draw their jobs inside the notebook, so their recordings are
+taken from the key itself: ``python -m simcore.labkit.served_demo --from-key
+instructors/labs/lab5_traxtents.ipynb`` keeps the measurements attached to the
+key's measuring cell (the key is executed for the demo variant, as ``make``
+does) under the same folder, named by the drive token in fio's socket path.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import sys
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from .check import variant_seed
@@ -43,9 +53,49 @@ def lab3_demo() -> dict[str, Any]:
         "lab3-pos": (["--mystery", tok, "--scheduler", policy], job, f"{tok}-{policy}")}}
 
 
+_SOCKET_TAG = re.compile(r"disklab-fio-([0-9a-f]{16})")
+
+
+def keep_from_key(key_path: str | Path) -> list[Path]:
+    """Keep the fio reports attached to an executed key as the demo variant's recordings."""
+    import nbformat
+
+    from .attach import MIME
+    from .emulated import recording_path
+    from .judges import read_fio
+
+    nb = nbformat.read(str(key_path), as_version=4)
+    made = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            att = (out.get("data") or {}).get(MIME)
+            if not att or att.get("tool") != "fio":
+                continue
+            run = read_fio(att["raw"])  # refuses what is not fio's own report
+            tag = _SOCKET_TAG.search(run.options.get("uri", ""))
+            if tag is None:
+                raise ValueError(f"{key_path}: the {att['kind']} report names no drive token")
+            path = recording_path(att["kind"], tag.group(1))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps({
+                "schema": "disklab-attachment/1",
+                "recorded_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                "attachment": dict(att)}, indent=1) + "\n")
+            made.append(path)
+    if not made:
+        raise ValueError(f"{key_path}: no fio report is attached to the key (execute it first)")
+    return made
+
+
 def main(argv: list[str] | None = None) -> int:
     from .emulated import record
 
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--from-key"]:
+        for key in argv[1:]:
+            for path in keep_from_key(key):
+                print(f"wrote {path}")
+        return 0
     for demo in (lab2_demo(), lab3_demo()):
         for kind, (serve, fio_args, tag) in demo["jobs"].items():
             path = record(kind, demo["token"], serve, fio_args, tag=tag)
