@@ -49,8 +49,7 @@ def jobs(lab: str, seed: int) -> tuple[dict, str]:
 
 def with_measurements(nb, atts: list[dict]):
     out = copy.deepcopy(nb)
-    cell = next(c for c in out.cells if c.get("id") == "served-measure")
-    cell.outputs = [nbformat.v4.new_output("display_data", data=attach.bundle(a)) for a in atts]
+    attach.put(out, "served-measure", *atts)
     return out
 
 

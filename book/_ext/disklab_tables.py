@@ -101,12 +101,12 @@ def _depart_caption_html(self, node: table_caption) -> None:
     self.body.append("</p>\n")
 
 
-def _visit_other(self, node: captioned_table) -> None:  # other builders: just the contents
-    pass
+def _visit_other(self, node: captioned_table) -> None:
+    """Other builders (LaTeX, text): no wrapper of our own; the table inside renders as usual."""
 
 
 def _depart_other(self, node: captioned_table) -> None:
-    pass
+    """Nothing to close (see :func:`_visit_other`)."""
 
 
 def setup(app):

@@ -81,6 +81,15 @@ class HeadView:
 ServiceFn = Callable[[Request, float, HeadState], tuple[float, Access, bool]]
 
 
+def _take(pending: list[Request], req: Request) -> Request:
+    """Remove the chosen ``req`` from the queue (the head, cheaply, when it is the head)."""
+    if req is pending[0]:
+        pending.pop(0)
+    else:
+        pending.remove(req)
+    return req
+
+
 class Drive:
     """A disk drive serving requests from its queue, one at a time."""
 
@@ -164,11 +173,7 @@ class Drive:
                 self._wake = env.event()
                 yield self._wake
             now = env.now
-            req = choose(pending, view, now)
-            if req is pending[0]:
-                pending.pop(0)
-            else:
-                pending.remove(req)
+            req = _take(pending, choose(pending, view, now))
             finish, state = begin(req, now)
             yield env.timeout(finish - now)
             end(req, now, finish, state)
@@ -275,11 +280,7 @@ class Drive:
             else:
                 wake = None
             start = now
-            req = choose(pending, view, now)
-            if req is pending[0]:
-                pending.pop(0)
-            else:
-                pending.remove(req)
+            req = _take(pending, choose(pending, view, now))
             finish, state = begin(req, now)
             if finish - now < 0:
                 raise ValueError(f"Negative delay {finish - now}")  # as SimPy's timeout

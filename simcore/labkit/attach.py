@@ -74,13 +74,16 @@ def bundle(att: dict[str, Any], summary: str = "") -> dict[str, Any]:
             "the grader)"}
 
 
-def put(nb: Any, cell_id: str, att: dict[str, Any]) -> None:
-    """Store ``att`` as the output of the cell ``cell_id`` (as saving after running it would)."""
+def put(nb: Any, cell_id: str, *atts: dict[str, Any]) -> None:
+    """Store ``atts`` as the outputs of the cell ``cell_id`` (as saving after running it would).
+
+    No attachment clears the cell's outputs (a notebook saved without its measurement).
+    """
     import nbformat
 
     for cell in nb.cells:
         if cell.get("id") == cell_id:
-            cell.outputs = [nbformat.v4.new_output("display_data", data=bundle(att))]
+            cell.outputs = [nbformat.v4.new_output("display_data", data=bundle(a)) for a in atts]
             return
     raise KeyError(f"the notebook has no cell with id {cell_id!r}")
 
