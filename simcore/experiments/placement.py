@@ -501,24 +501,38 @@ def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = No
     """Mean response time and improvement over the original layout per technique, with
     95% confidence intervals over independent replicates (paired: every technique of a
     replicate replays the same trace)."""
+    pts = points(quick, seed, scheduler, io_path, read_share, workloads)
+    with pool_unless_given(executor, len(pts)) as ex:
+        rows = sweep(_point, pts, executor=ex, progress=False)
+    return assemble(rows, quick, seed, io_path, read_share, workloads)
+
+
+def points(quick: bool = False, seed: int = 0, scheduler: Any = SCHEDULER,
+           io_path: str = IO_PATH, read_share: str | float = "published",
+           workloads=("database", "email")) -> list[dict]:
+    """The sweep's points (keyword arguments of one replay each)."""
     s = settings(quick)
-    points = []
+    out = []
     for name in workloads:
         base = "database" if name.startswith("database") else name
         for r in range(s["replicates"]):
             common = dict(workload_name=name, replicate=r)
-            points.append(dict(key="ORIGINAL", spacing=None, **common))
-            points += [dict(key=k, spacing=None, **common) for k in s["single"]]
+            out.append(dict(key="ORIGINAL", spacing=None, **common))
+            out += [dict(key=k, spacing=None, **common) for k in s["single"]]
             for zk in ("FREQZ", "ALIZ"):
-                points += [dict(key=zk, spacing=x, **common) for x in s["spacings"][base][zk]]
+                out += [dict(key=zk, spacing=x, **common) for x in s["spacings"][base][zk]]
             if io_path == "ide" and base == "database":
-                points += [dict(key=k, spacing=x, copy=COPY_SPEC, **common)
-                           for k, x in s["copy"]]
-    for p in points:
+                out += [dict(key=k, spacing=x, copy=COPY_SPEC, **common) for k, x in s["copy"]]
+    for p in out:
         p.update(quick=quick, seed=seed, scheduler=scheduler, io_path=io_path,
                  read_share=read_share)
-    with pool_unless_given(executor, len(points)) as ex:
-        rows = sweep(_point, points, executor=ex, progress=False)
+    return out
+
+
+def assemble(rows: list[dict], quick: bool = False, seed: int = 0, io_path: str = IO_PATH,
+             read_share: str | float = "published", workloads=("database", "email")) -> dict:
+    """The result from the replays of :func:`points` (any order)."""
+    s = settings(quick)
     out: dict[str, Any] = {"disk": DISK, "io_path": io_path, "elevator": ELEVATOR,
                            "depth": DEPTH, "quick": quick, "seed": seed,
                            "interval_min": s["interval_ms"] / 60_000.0,
