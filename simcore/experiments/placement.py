@@ -481,6 +481,8 @@ def _point(workload_name: str, key: str, spacing: int | None, quick: bool, seed:
     return out
 
 
+#: the confidence level of every interval the experiment reports
+CONFIDENCE = 0.95
 #: Student's t, two-sided 95% (the 0.975 quantile) for 1..10 degrees of freedom (any
 #: statistics table); more degrees than 10 use 10's, which errs wide
 T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
@@ -488,6 +490,8 @@ T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
 
 def ci95(values) -> float:
     """Half-width of the 95% confidence interval of the mean (Student's t, n - 1 degrees)."""
+    if CONFIDENCE != 0.95:
+        raise ValueError("T975 holds the 95% quantiles only")
     v = np.asarray(values, float)
     if len(v) < 2:
         return float("nan")
