@@ -5,7 +5,7 @@ evaluated by ``tests/test_targets.py`` and reported, met or missed with the reas
 ``reproduce`` and the status page; they are not asserted here. These tests check the
 result's shape, that the derived numbers say what the tables say, and properties of the
 workloads and layouts that hold whatever the thesis measured (quick mode: 2-minute windows,
-see ``simcore.experiments.placement.settings``).
+two replicates, see ``simcore.experiments.placement.settings``).
 """
 
 from __future__ import annotations
@@ -22,13 +22,21 @@ def result(request, any_result):
 
 
 def test_json_shape(result):
+    from simcore.experiments import placement as exp
+
     json.dumps(result)
+    sp = exp.settings(result["quick"])["spacings"]
     for name in ("database", "email"):
-        imp = result[name]["improvement_pct"]
+        imp, ci = result[name]["improvement_pct"], result[name]["ci95_pp"]
         for key in ("FREQNC", "ALIS"):
             assert isinstance(imp[key], float)
+            assert ci[key] >= 0  # a confidence interval on every improvement
         for key in ("FREQZ", "ALIZ"):
-            assert set(imp[key]) >= {"30000", "50000", "100000", "1000000", "10000000"}
+            assert set(imp[key]) == {str(x) for x in sp[name][key]}
+            assert set(ci[key]) == set(imp[key])
+    assert result["replicates"] >= 2 and result["windows"] >= 2
+    if not result["quick"]:
+        assert result["replicates"] >= 5 and result["windows"] >= 5
     assert result["paper"]["database"]["improvement_pct"]["ALIZ"]["50000"] == 35.48
 
 
@@ -50,29 +58,95 @@ def test_derived_numbers_are_consistent(result):
         max(abs(v) for v in [em["FREQNC"], *em["FREQZ"].values()]), abs=0.006)
 
 
-def test_improvement_is_computed_against_the_original(result):
+def test_improvement_is_the_mean_of_paired_replicates(result):
+    """Every technique of a replicate replays the same trace; the improvement is the mean of
+    the per-replicate improvements, so it is close to (not equal to) the ratio of means."""
     for name in ("database", "email"):
         ms, imp = result[name]["mean_response_ms"], result[name]["improvement_pct"]
         base = ms["ORIGINAL"]
         assert result[name]["original_ms"] == base
         for key in ("FREQNC", "ALIS"):
-            assert imp[key] == pytest.approx(100 * (base - ms[key]) / base, abs=0.02)
+            assert imp[key] == pytest.approx(100 * (base - ms[key]) / base,
+                                             abs=2 + result[name]["ci95_pp"][key])
 
 
-def test_frequency_layouts_cannot_move_blocks_nobody_reuses(result):
-    """FREQNC/FREQZ place only blocks referenced at least twice in a window (``min_count``);
-    the email-like trace has almost no such blocks, so they can barely change anything."""
-    fig = result["figure"]
-    assert fig["trace"]["email"]["reuse_fraction"] < 0.05
-    for key, r in fig["detail"]["email"].items():
-        if key.startswith(("FREQNC", "FREQZ")):
-            assert r["hit_fraction"] < 0.05, key
+def test_frequency_layouts_relocate_every_accessed_block(result):
+    """FREQZ places every block accessed in the last window (seed 003 §3.5.2.2): it relocates
+    at least as many sectors as ALIZ, which places only the blocks its runs hold."""
+    for name in ("database", "email"):
+        rel = result[name]["relocated_sectors_per_window"]
+        assert rel["FREQNC"] > 0
+        for x in set(rel["FREQZ"]) & set(rel["ALIZ"]):
+            assert rel["FREQZ"][x] >= rel["ALIZ"][x] * 0.9, (name, x)
+
+
+def test_idle_time_copying_is_reported(result):
+    cop = result["database"]["copied"]
+    for lab, c in cop.items():
+        assert 0.0 <= c["copied_in_window_fraction"] <= c["copied_fraction"] <= 1.0, lab
+        assert c["ci95_pp"] >= 0
 
 
 def test_email_has_no_reuse_the_database_has(result):
     """Note 003 §6.8: the reuse statistic tells whether FREQZ can help."""
     assert result["figure"]["trace"]["email"]["reuse_fraction"] < 0.05
     assert result["figure"]["trace"]["database"]["reuse_fraction"] > 0.1
+
+
+def test_financial_like_follows_the_published_statistics():
+    """Table 3.1's count over the file's published length; the two read shares."""
+    import numpy as np
+
+    from simcore.workloads.synth import FINANCIAL1, financial_like
+
+    cap = 80_418_240
+    pub = financial_like(cap, duration_s=600.0, seed=1)
+    thesis = financial_like(cap, duration_s=600.0, seed=1, read_share="thesis")
+    rate = 5_334_987 / (12 * 3600)
+    for wl, share in ((pub, 1 - 0.7684), (thesis, 0.7684)):
+        reads = np.mean([r.op == "R" for r in wl.requests])
+        assert len(wl.requests) == pytest.approx(600 * rate, rel=0.05)
+        assert reads == pytest.approx(share, abs=0.01)
+        assert max(r.lba + r.sectors for r in wl.requests) <= cap
+    assert FINANCIAL1["requests"] == 5_334_987
+    with pytest.raises(ValueError, match="read_share"):
+        financial_like(cap, duration_s=10.0, read_share="most")
+
+
+def test_financial_like_drifts_on_its_own_clock():
+    """The hot set is not re-dealt at window boundaries: the trace does not depend on the
+    reorganization interval at all, and drift events fall inside windows."""
+    import numpy as np
+
+    from simcore.workloads.synth import financial_like
+
+    wl = financial_like(80_418_240, duration_s=1800.0, seed=3, drift_fraction=0.0)
+    drifting = financial_like(80_418_240, duration_s=1800.0, seed=3)
+    a = np.array([r.lba for r in wl.requests])
+    b = np.array([r.lba for r in drifting.requests])
+    t = np.array([r.arrival_ms for r in wl.requests])
+    first = t[np.argmax(a != b)]  # the first reference the first drift event changed
+    # inside the first 15-minute window: a drift coupled to the windows (the earlier
+    # database_like(drift_period_ms=interval)) changes nothing before 15 minutes
+    assert first < 15 * 60_000.0
+    assert first > 0
+    assert first % 60_000.0 != 0
+
+
+def test_ci95_by_hand():
+    from simcore.experiments.placement import ci95
+
+    # mean 2, sd 1, n 3: t(0.975, 2) = 4.3027 -> 4.3027 / sqrt(3) = 2.4842
+    assert ci95([1.0, 2.0, 3.0]) == pytest.approx(2.4842, abs=1e-3)
+    assert ci95([5.0, 5.0]) == 0.0
+
+
+def test_trace_seed_comes_from_the_point():
+    from simcore.experiments.placement import trace_seed
+
+    assert trace_seed(0, "database", 2) == trace_seed(0, "database", 2)
+    assert len({trace_seed(0, "database", r) for r in range(5)}) == 5
+    assert trace_seed(0, "database", 0) != trace_seed(0, "email", 0)
 
 
 @pytest.fixture(scope="module", params=["quick", "full"])
@@ -108,6 +182,7 @@ def test_raid_shrinks_the_zone_benefit():
     imp = r["raid"]["512"]["improvement_pct"]
     assert max(imp["ALIZ(50000)"], imp["ALIZ(300000)"]) < best1
     assert r["derived"]["best_ALIZ_single_disk_pct"] == best1
-    # the thesis's advice, zones on each disk: better than the same number of zones in the
-    # array's address space
-    assert imp["ALIZ per disk(50000)"] > imp["ALIZ(50000)"]
+    # the thesis's advice, zones on each disk, is run and reported (the chapter compares it);
+    # since the database-like trace's drift keeps its own clock instead of the windows', the
+    # two are within a few tenths of a point of each other here, so no order is asserted
+    assert isinstance(imp["ALIZ per disk(50000)"], float)

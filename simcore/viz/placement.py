@@ -26,14 +26,20 @@ def _fmt_spacing(x: int) -> str:
 
 def spacing_traces(result: dict, workload: str, paper: bool = True) -> list[go.Scatter]:
     """Improvement (%) against zone spacing for FREQZ and ALIZ, with their single-zone
-    counterparts as dashed lines and the thesis's points as open markers."""
+    counterparts as dashed lines and the thesis's points as open markers; error bars are the
+    95% confidence intervals over replicates when the result has them (``ci95_pp``)."""
     imp = result[workload]["improvement_pct"]
-    xs = result["spacings"]
+    ci = result[workload].get("ci95_pp", {})
+    every = sorted({int(x) for key in ZONED for x in imp[key]})
     out = []
     for key, (single, color) in ZONED.items():
+        xs = sorted(int(x) for x in imp[key])
+        err = [ci.get(key, {}).get(str(x), 0.0) for x in xs] if ci else None
         out.append(go.Scatter(x=xs, y=[imp[key][str(x)] for x in xs], mode="lines+markers",
                               name=key, line=dict(color=color, width=3),
+                              error_y=dict(type="data", array=err, visible=True) if err else None,
                               hovertemplate="%{x:,} sectors: %{y:.1f}%<extra>" + key + "</extra>"))
+        xs = every
         out.append(go.Scatter(x=[xs[0], xs[-1]], y=[imp[single]] * 2, mode="lines",
                               name=f"{single} (one zone): {imp[single]:+.0f}%",
                               line=dict(color=color, dash="dash")))

@@ -29,7 +29,7 @@ class ZoneExplorer(w.VBox):
 
     def __init__(self, workload: str = "database", technique: str = "ALIZ",
                  spacing: int = 300_000, zone_fraction: float = 0.1,
-                 scheduler: str = exp.SCHEDULER):
+                 io_path: str = exp.IO_PATH):
         self.workload = w.ToggleButtons(options=["database", "email"], value=workload,
                                         description="trace")
         self.technique = w.ToggleButtons(options=["FREQZ", "ALIZ", "FREQNC", "ALIS"],
@@ -40,17 +40,18 @@ class ZoneExplorer(w.VBox):
                                          layout=w.Layout(width="520px"))
         self.fraction = w.FloatSlider(value=zone_fraction, min=0.01, max=0.5, step=0.01,
                                       description="zone room", continuous_update=False)
-        self.scheduler = w.ToggleButtons(options=[("SPTF, 32-deep queue", exp.SCHEDULER),
-                                                  ("FCFS", "fcfs")],
-                                         value=scheduler, description="drive")
+        self.io_path = w.ToggleButtons(
+            options=[("IDE 2004: elevator, 1 command, drive cache", "ide"),
+                     ("SPTF over a 32-deep tagged queue, no cache", "tagged")],
+            value=io_path, description="I/O path")
         self.table = w.HTML()
         self.seeks = FigureWidget(style_seeks(go.Figure()))
         self.heat = FigureWidget()
         self._base: dict[tuple[str, str], dict] = {}
-        for c in (self.workload, self.technique, self.spacing, self.fraction, self.scheduler):
+        for c in (self.workload, self.technique, self.spacing, self.fraction, self.io_path):
             c.observe(self._redraw, "value")
         super().__init__([w.HBox([self.workload, self.technique]),
-                          w.HBox([self.spacing, self.fraction]), self.scheduler, self.table,
+                          w.HBox([self.spacing, self.fraction]), self.io_path, self.table,
                           self.seeks,
                           self.heat])
         self.busy = fit_screen(self)
@@ -68,12 +69,12 @@ class ZoneExplorer(w.VBox):
         name = self.workload.value
         wl = exp.workload(name, quick=True)
         interval = exp.settings(True)["interval_ms"]
-        sched = self.scheduler.value
-        if (name, sched) not in self._base:
-            self._base[name, sched] = exp.measure(wl, pl.original(), interval, scheduler=sched)
+        path = self.io_path.value
+        if (name, path) not in self._base:
+            self._base[name, path] = exp.measure(wl, pl.original(), interval, io_path=path)
         policy = self._policy()
-        self.result = exp.measure(wl, policy, interval, scheduler=sched)
-        base = self._base[name, sched]
+        self.result = exp.measure(wl, policy, interval, io_path=path)
+        base = self._base[name, path]
         fake = {"seek_edges_cylinders": exp.SEEK_EDGES,
                 "figure": {"detail": {name: {"original": base, policy.name: self.result}}}}
         with self.seeks.batch_update():
