@@ -33,6 +33,11 @@ copy-free one.
 Reproduction targets: :data:`TARGETS`, note 003 §6 (orderings and shapes; the
 thesis's absolute numbers are shown beside ours but are not targets).
 
+Full mode replays 125 points of about two-thirds of a million requests each (about 2.5
+CPU-hours), so its rows are archived (``ARCHIVED``, :mod:`.archive`): the book assembles the
+result from ``data/results/placement-full-s0.json`` with today's code, and a test replays a
+sample of the points and requires the archived rows bit for bit.
+
 Quick mode (the tests): 2-minute windows, two measured, two replicates, fewer
 spacings (users check mail every 2-2.7 minutes, and there are 7.5 times fewer
 of them, so the rates stay).
@@ -481,6 +486,19 @@ def _point(workload_name: str, key: str, spacing: int | None, quick: bool, seed:
     out.update(workload=workload_name, key=key, spacing=spacing, replicate=replicate,
                copy=copy is not None)
     return out
+
+
+#: the full run's rows live in data/results (see :mod:`.archive`): too long for every build
+ARCHIVED = True
+#: one point of the sweep (the keyword arguments :func:`points` lists)
+run_point = _point
+#: the archived points the test suite replays in full (about a minute each): the IDE path
+#: with idle-time copying on the database trace, and a multi-zone layout on the email trace
+ARCHIVE_SAMPLE = (
+    {"workload_name": "database", "key": "FREQZ", "spacing": 50_000, "replicate": 0,
+     "copy": COPY_SPEC},
+    {"workload_name": "email", "key": "ALIZ", "spacing": 100_000, "replicate": 3},
+)
 
 
 #: the confidence level of every interval the experiment reports
