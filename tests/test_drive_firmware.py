@@ -122,6 +122,33 @@ def test_without_read_hits_on_write_data_a_read_of_written_sectors_goes_to_the_p
     assert not miss.cache_hit and miss.rotation_ms > 0.0
 
 
+def test_write_fill_holds_the_head_until_a_batch_of_data_is_buffered():
+    """DiskSim's rule for drives with the extra write disconnect (the HP C2247): the head
+    writes a request's first sector only once min(n, 10) of its n sectors are buffered
+    (here the large-request rule from 4 sectors on: 2). Data arrives at 0.2 (i+1) ms; the
+    head passes sector 5 + i at 0.5 + 0.1 i ms.
+
+    3 sectors to sector 5, no rule: each sector's data is in before its pass (0.2 <= 0.5,
+    0.4 <= 0.6, 0.6 <= 0.7): done at 0.8 ms. With the rule all 3 must be in (0.6 ms), the
+    head is past sector 5 at 0.5 ms and comes back a revolution later: 10.8 ms. 4 sectors
+    under the large rule need only 2 (0.4 ms) before the first: 0.4 <= 0.5, then 0.6 <=
+    0.7, 0.8 <= 0.8: done at 0.9 ms; counted by the small rule (all 4, 0.8 ms) it would wait
+    a revolution: 10.9 ms."""
+    rule = {"write_fill_sectors": 10, "write_fill_large_from": 4, "write_fill_large_sectors": 2}
+    small = {"write_fill_sectors": 10}
+    assert service(disk(), [("W", 5, 3, 0.0)])[0] == pytest.approx(0.8)
+    assert service(disk(cache=rule), [("W", 5, 3, 0.0)])[0] == pytest.approx(10.8)
+    assert service(disk(cache=rule), [("W", 5, 4, 0.0)])[0] == pytest.approx(0.9)
+    assert service(disk(cache=small), [("W", 5, 4, 0.0)])[0] == pytest.approx(10.9)
+
+
+def test_write_fill_needs_its_large_size():
+    from simcore.errors import ProfileError
+
+    with pytest.raises(ProfileError, match="write_fill_large_sectors"):
+        disk(cache={"write_fill_sectors": 10, "write_fill_large_from": 45})
+
+
 def test_the_importer_keeps_both_knobs():
     from test_validation_drives import parv
 
@@ -134,3 +161,7 @@ def test_the_importer_keeps_both_knobs():
     assert rz26.read_ahead_over_requested and rz26.read_ahead_on_hit
     ibm = load_any(str(parv("ibm18es"))).cache
     assert not ibm.read_ahead_over_requested and not ibm.read_ahead_on_hit
+    hp = load_any(str(parv("hp_c2247a"))).cache
+    assert (hp.write_fill_sectors, hp.write_fill_large_from, hp.write_fill_large_sectors) == (
+        10, 45, 15)
+    assert ibm.write_fill_sectors == 0 and rz26.write_fill_sectors == 0

@@ -139,6 +139,15 @@ class CacheSpec:
     read_ahead_on_hit: bool = False
     """True: a read served wholly from the buffer while the drive is idle starts a
     read-ahead from the segment's end (DiskSim's "Read-ahead on idle hit")."""
+    write_fill_sectors: int = 0
+    """Above 0: the media part of a write starts only once ``min(n, write_fill_sectors)``
+    of its ``n`` sectors are in the buffer, or ``write_fill_large_sectors`` of them when
+    ``n >= write_fill_large_from``: the firmware gathers a batch of data before it lets the
+    head write. DiskSim 4.0 models this for the drives whose extraction found the extra
+    write disconnect (its ``disk_buffer_block_available``: 10 sectors, 15 from 45-sector
+    requests on; the HP C2247)."""
+    write_fill_large_from: int = 0
+    write_fill_large_sectors: int = 0
 
 
 @dataclass(frozen=True)

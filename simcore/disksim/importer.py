@@ -61,6 +61,11 @@ SPARING_SCHEMES = {
     10: "spare sectors at the end of each zone, slips to the end of the disk",
 }
 IMPORTED_SPARING = (0, 1, 3, 7, 8, 9, 10)
+WRITE_FILL = (10, 45, 15)
+"""DiskSim 4.0's batch rule for drives with the extra write disconnect (HP C2247): the head
+writes a request's first sector once min(n, 10) of its n sectors are buffered, 15 when
+n >= 45 (``disk_buffer_block_available`` in DiskSim's disk cache; fixed there, not a
+parameter of the model)."""
 READ_AHEAD = {0: "none", 1: "track", 2: "cylinder", 3: "segment", 4: "track"}
 SCHEDULERS = {1: ("FCFS", "fcfs"), 2: ("elevator by LBN", None), 3: ("C-LOOK by LBN", None),
               4: ("SSTF by LBN", "sstf"), 8: ("SPTF", None)}
@@ -895,7 +900,8 @@ class _Context:
                 overheads[key] = ms(name)
         if wc != rc:
             overheads["write_completion_ms"] = scale * wc
-        if d.integer("Extra write disconnect", default=0, minimum=0):
+        extra_disc = d.integer("Extra write disconnect", default=0, minimum=0)
+        if extra_disc:
             x = {n: d.number(n, default=0.0, minimum=0.0) for n in (
                 "Extradisc command overhead", "Extradisc seek delta",
                 "Extradisc disconnect overhead", "Extradisc inter-disconnect delay")}
@@ -943,6 +949,11 @@ class _Context:
             cache["read_ahead_over_requested"] = True
         if enable and contread and d.integer("Read-ahead on idle hit", default=0, minimum=0):
             cache["read_ahead_on_hit"] = True
+        if extra_disc and not d.integer("Never disconnect", default=0, minimum=0):
+            # DiskSim 4.0 lets the head write a request of such a drive only once
+            # min(n, 10) of its n sectors (15 from 45-sector requests on) are buffered
+            cache.update(write_fill_sectors=WRITE_FILL[0], write_fill_large_from=WRITE_FILL[1],
+                         write_fill_large_sectors=WRITE_FILL[2])
         if not enable:
             self.notes.append("DiskSim's buffer is not used as a cache (Enable caching in "
                               "buffer = 0): the cache size is 0.")
