@@ -245,3 +245,21 @@ def test_the_importer_keeps_the_bus_handshakes():
         (0.16565, 0.13437))
     rz = load_any(str(parv("dec_rz26"))).overheads
     assert (rz.data_prep_ms, rz.reselect_ms, rz.write_disconnect_ms) == (0.0, 0.0, 0.0)
+
+
+def test_partial_hit_sends_its_buffered_head_after_the_hit_set_up():
+    """DiskSim with "Immed transfer partial hit" (all ten validated drives): a partial hit
+    keeps the bus and sends what is buffered after the read hit set-up, while the media part
+    waits for the miss set-up; the read water mark only holds misses. Hit set-up 0.5 ms,
+    miss set-up 1 ms, water mark 1. A 1-sector read of sector 10 (which passes at 1.0 ms):
+    done at 1.0 + 0.1 + 0.2 (bus) = 1.3 ms. 5 ms later (6.3 ms) sectors 10-11: sector 10
+    goes at 6.8 ms (to 7.0); the media, from 7.3 ms, reads sector 11 as it passes at
+    11.1-11.2 ms, sent by 11.4 ms: 5.1 ms of service. Held to the water mark and the miss
+    set-up, both sectors would go from 11.2 ms: 5.3 ms."""
+    ov = {"read_hit_ms": 0.5, "read_miss_ms": 1.0}
+    first, second = records(disk(ov, interface={"read_watermark": 1.0}),
+                            [("R", 10, 1, 5.0), ("R", 10, 2, 0.0)])
+    assert first.finish_ms == pytest.approx(1.3)
+    assert second.start_ms == pytest.approx(6.3)
+    assert not second.cache_hit
+    assert second.finish_ms - second.start_ms == pytest.approx(5.1)

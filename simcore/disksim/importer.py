@@ -99,7 +99,7 @@ _DISK = {"Model", "Scheduler", "Max queue length", "Bulk sector transfer time",
          "Allow read hits on write data", "Read-ahead over requested", "Read-ahead on idle hit",
          "Data preparation overhead", "First reselect overhead", "Other reselect overhead",
          "Read disconnect afterread", "Read disconnect afterwrite", "Write disconnect overhead",
-         "Extradisc 2nd disconnect overhead", *_OVERHEADS}
+         "Extradisc 2nd disconnect overhead", "Immed transfer partial hit", *_OVERHEADS}
 # DiskSim knobs simcore does not model: reported when set to anything but 0.
 _DISK_NOT_MODELLED = {
     "Hold bus entire read xfer", "Hold bus entire write xfer", "Allow almost read hits",
@@ -109,7 +109,7 @@ _DISK_NOT_MODELLED = {
     "Maximum number of write segments", "Use separate write segment", "Low (write) water mark",
     "Minimum read-ahead (blks)", "Read any free blocks",
     "Combine seq writes", "Stop prefetch in sector", "Disconnect write if seek",
-    "Write hit stop prefetch", "Read directly to buffer", "Immed transfer partial hit",
+    "Write hit stop prefetch", "Read directly to buffer",
 }
 # Knobs with no effect on a drive's timing: never reported.
 _HARMLESS = {"Print stats", "Avg sectors per cylinder", "Calc sector by sector"}
@@ -920,6 +920,11 @@ class _Context:
             ("read_disconnect_after_write_ms", "Read disconnect afterwrite"),
             ("write_disconnect_ms", "Write disconnect overhead"),
             ("random_write_disconnect_ms", "Extradisc 2nd disconnect overhead"))}
+        if not d.integer("Immed transfer partial hit", default=1, minimum=0):
+            p = spec.get("Immed transfer partial hit")
+            assert p is not None
+            self.warn(p, "partial read hits are sent at once (as with 'Immed transfer "
+                      "partial hit' = 1), not held to the read water mark")
         never = d.integer("Never disconnect", default=0, minimum=0)
         if never and any(bus[k] for k in ("reselect_ms", "reselect_other_ms",
                                          "read_disconnect_ms",

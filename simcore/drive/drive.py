@@ -427,15 +427,21 @@ class Drive:
         aw = self._after_write
         o = self._ov
         ov = o.read_hit(aw) if kind in ("hit", "stream") else o.read_miss(aw)
-        svc = cache.read(req.lba, n, t, t + ov, self.head)
+        # a partial hit's buffered head goes after the read hit set-up, while the media part
+        # waits for the miss set-up (DiskSim with "Immed transfer partial hit")
+        data = t + o.read_hit(aw) + o.data_prep_ms if kind == "partial" else None
+        svc = cache.read(req.lba, n, t, t + ov, self.head, data_ms=data)
         self._trace_plan(svc.plan)
-        start = self._read_data_start(svc, t + ov, aw)
+        start = self._read_data_start(svc, t + ov, aw) if data is None else data
+        # only a miss waits for the read water mark: the drive disconnected and reconnects
+        # once that much is in; a hit of any kind keeps the bus and sends what is there
+        mark = svc.kind == "miss"
         if port.is_pio:
             _, ready = yield from self._pio_in(req, svc.ready_ms)
         elif port.hold == "transfer" and req.sectors <= cache.cap:
-            _, ready = yield from self._dma_burst(svc.ready_ms, start)
+            _, ready = yield from self._dma_burst(svc.ready_ms, start, mark)
         else:
-            _, ready = yield from self._dma_in(req, svc.ready_ms, start)
+            _, ready = yield from self._dma_in(req, svc.ready_ms, start, mark)
         # the media part ended with the last sector (later if the ring made it lose turns)
         media_end = svc.media_end_ms + float(ready[-1] - svc.ready_ms[-1])
         cache.read_done(svc, media_end, self.head)
@@ -507,11 +513,12 @@ class Drive:
         np.maximum.accumulate(ready, out=ready)
         return True
 
-    def _dma_in(self, req: Request, ready: np.ndarray, start_ms: float = 0.0):
+    def _dma_in(self, req: Request, ready: np.ndarray, start_ms: float = 0.0,
+                watermark: bool = True):
         env, chan, b = self.env, self.channel, self._bus_ms
         n = len(ready)
         if self.port.hold == "transfer" and n <= self.cache.cap:
-            return (yield from self._dma_burst(ready, start_ms))
+            return (yield from self._dma_burst(ready, start_ms, watermark))
         ready = ready.copy()
         idx = np.arange(n, dtype=float)
         if self.port.hold == "transfer":
@@ -521,7 +528,8 @@ class Drive:
             piece = n if n <= cap else max(1, cap // 2)
             drained = np.empty(n)
             # DiskSim's read water mark: reconnect once this much of the request is buffered
-            mark = min(piece, self._read_mark(n, n)) if self.profile.read_watermark else 0
+            mark = (min(piece, self._read_mark(n, n))
+                    if self.profile.read_watermark and watermark else 0)
             k = 0
             while k < n:
                 end = min(n, k + piece)
@@ -554,7 +562,7 @@ class Drive:
         self._note("bus", max(t0, float(ready[0]) - b), end)
         return drained, ready
 
-    def _dma_burst(self, ready: np.ndarray, start_ms: float = 0.0):
+    def _dma_burst(self, ready: np.ndarray, start_ms: float = 0.0, watermark: bool = True):
         """:meth:`_dma_in` for a read that fits its segment, on a bus held per transfer: one
         burst, nothing for the ring to stall, the same arithmetic on Python floats (the
         sectors' times as the loop above computes them). Returns ``(None, ready)``: no
@@ -567,7 +575,7 @@ class Drive:
             v = r - float(i) * b
             if v > s:
                 s = v
-        mark = self._read_mark(n, n) if self.profile.read_watermark else 0
+        mark = self._read_mark(n, n) if self.profile.read_watermark and watermark else 0
         if mark > 0 and times[mark - 1] > s:
             s = times[mark - 1]
         if s > env.now:
