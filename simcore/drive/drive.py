@@ -453,12 +453,11 @@ class Drive:
         extra = media_end - svc.media_end_ms  # revolutions lost to a full segment
         return ov, svc.seek_ms, svc.rotation_ms + extra, svc.transfer_ms, kind in ("hit", "stream")
 
-    def _read_mark(self, n: int, cap: int) -> int:
-        """Sectors of an ``n``-sector read that must be in the buffer before its data goes:
-        DiskSim's read water mark, ``max(1, int(min(segment, n) * mark))`` (whole sectors,
-        rounded down; ``disksim_diskcache.c``)."""
-        cap = min(cap, self.cache.cap) if self.cache is not None else cap
-        return max(1, min(n, int(min(cap, n) * self.profile.read_watermark + 1e-9)))
+    def _read_mark(self, n: int) -> int:
+        """Sectors of an ``n``-sector read miss that must be in the buffer before its data
+        goes: DiskSim's read water mark, ``max(1, int(min(segment, n) * mark))`` (whole
+        sectors, rounded down; ``disksim_diskcache.c``)."""
+        return max(1, min(n, int(min(self.cache.cap, n) * self.profile.read_watermark + 1e-9)))
 
     def _read_data_start(self, svc, set_up: float, after_write: bool) -> float:
         """The earliest time a read's data may start to cross the bus (DiskSim's disk
@@ -475,7 +474,7 @@ class Drive:
         if svc.kind == "miss" and (o.reselect_ms or o.read_disconnect_ms
                                    or o.read_disconnect_after_write_ms):
             n = len(svc.ready_ms)
-            mark = self._read_mark(n, n)
+            mark = self._read_mark(n)
             start = max(set_up + o.read_disconnect(after_write),
                         float(svc.ready_ms[mark - 1])) + o.reselect_ms
         return start + o.data_prep_ms
@@ -528,7 +527,7 @@ class Drive:
             piece = n if n <= cap else max(1, cap // 2)
             drained = np.empty(n)
             # DiskSim's read water mark: reconnect once this much of the request is buffered
-            mark = (min(piece, self._read_mark(n, n))
+            mark = (min(piece, self._read_mark(n))
                     if self.profile.read_watermark and watermark else 0)
             k = 0
             while k < n:
@@ -575,7 +574,7 @@ class Drive:
             v = r - float(i) * b
             if v > s:
                 s = v
-        mark = self._read_mark(n, n) if self.profile.read_watermark and watermark else 0
+        mark = self._read_mark(n) if self.profile.read_watermark and watermark else 0
         if mark > 0 and times[mark - 1] > s:
             s = times[mark - 1]
         if s > env.now:
