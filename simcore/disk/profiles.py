@@ -34,7 +34,10 @@ SECTOR_SIZES = (512, 1024, 2048, 4096, 8192, 16384, 32768, 65536)
 _OVERHEADS = {"read_miss_ms", "read_hit_ms", "write_ms", "completion_ms"}
 _OVERHEADS_OPTIONAL = {"read_miss_after_write_ms", "read_hit_after_write_ms",
                        "write_after_read_ms", "write_completion_ms", "random_write_setup_ms",
-                       "random_write_data_ms", "min_write_seek_ms"}
+                       "random_write_data_ms", "min_write_seek_ms", "data_prep_ms",
+                       "reselect_ms", "reselect_other_ms", "read_disconnect_ms",
+                       "read_disconnect_after_write_ms", "write_disconnect_ms",
+                       "random_write_disconnect_ms"}
 _CACHE = {"size_kib", "segments", "read_ahead", "max_read_ahead_kib", "write_back",
           "min_read_ahead_kib", "adaptive", "read_hits_on_write_data",
           "read_ahead_over_requested", "read_ahead_on_hit", "write_fill_sectors",

@@ -586,8 +586,10 @@ class SegmentCache:
         return best
 
     def read(self, lba: int, sectors: int, now: float, ready_ms: float,
-             head: HeadState) -> ReadService:
-        """Serve a read arriving at ``now``; data can leave the buffer from ``ready_ms``."""
+             head: HeadState, data_ms: float | None = None) -> ReadService:
+        """Serve a read arriving at ``now``; data can leave the buffer from ``ready_ms``, and
+        the media may start then. ``data_ms``: when the already buffered head of a partial
+        hit may leave instead (the drive's read hit set-up; default ``ready_ms``)."""
         self._note_stream(lba, sectors)
         self.stats["reads"] += 1
         if not self.config.read_hits_on_write_data and any(
@@ -636,7 +638,7 @@ class SegmentCache:
         first = lba + hit
         plan = self.mech.plan(first, sectors - hit, False, free, head)
         ready = np.empty(sectors)
-        ready[:hit] = ready_ms
+        ready[:hit] = ready_ms if data_ms is None else data_ms
         ready[hit:] = plan.done_ms
         head.cylinder, head.surface = plan.cylinder, plan.surface
         if kind == "partial" and not seg.dirty:  # keep the request; older data may go
