@@ -151,7 +151,9 @@ TARGETS = (
        known_deviation=_SINGLE_LOSES),
     _p("derived.database_ALIZ_peak_inside",
        "database: ALIZ against spacing is non-monotonic (best at neither end)", True, holds(),
-       "Table 3.3", 460, "ALIZ's improvement versus separation is non-monotonic", units=""),
+       "Table 3.3", 460, "ALIZ's improvement versus separation is non-monotonic", units="",
+       known_deviation=("the simulated curve is best at its largest spacing, so its peak is at "
+                        "an end: see ALIZ's best spacing")),
     _p("derived.database_ALIZ_best_spacing", "database: ALIZ's best spacing (sectors)", 50_000,
        between(50_000, 100_000), "Table 3.3", 460, "with a peak near 50k sectors",
        note_bound=None, tolerance_reason=_NEAR_50K, units="sectors",
