@@ -53,7 +53,9 @@ def spacing_traces(result: dict, workload: str, paper: bool = True) -> list[go.S
 
 
 def style_spacing(fig: go.Figure, workload: str, ymin: float | None = None) -> go.Figure:
-    fig.update_xaxes(type="log", title="zone spacing x (sectors, log scale)")
+    fig.update_xaxes(type="log", title="zone spacing x (sectors, log scale)",
+                     tickvals=[1e4, 3e4, 1e5, 3e5, 1e6, 3e6, 1e7],
+                     ticktext=["10k", "30k", "100k", "300k", "1M", "3M", "10M"])
     fig.update_yaxes(title="improvement over the original layout (%)",
                      range=[ymin, None] if ymin is not None else None)
     fig.add_hline(y=0, line=dict(color="#888", width=1))
