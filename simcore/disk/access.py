@@ -106,6 +106,7 @@ class Mechanism:
         fmt = SectorFormat.of(profile)
         self.format = fmt
         self._fmt = None if fmt.plain and fmt.block == 1 else fmt  # Advanced Format (512e, 4Kn)
+        self._ones = np.arange(1, 1025, dtype=float)  # plan's sector numbers, 1-based
 
     def angle_at(self, t_ms: float) -> float:
         """Platter angle under the heads at time ``t_ms``, in revolutions."""
@@ -240,20 +241,31 @@ class Mechanism:
         done = None if one else np.empty(sectors)
         pieces: list[PlanPiece] = []
         k = 0
+        seek_times, head_switch_ms, phase0 = self._seek_times, self.head_switch_ms, self.phase0
+        ones = self._ones
         for piece in track_pieces:
-            move = self.move_ms(cyl, surface, piece.cylinder, piece.surface, is_write)
+            pc, ps = piece.cylinder, piece.surface
+            move = seek_times[abs(pc - cyl)]  # move_ms, inlined
+            if ps != surface and move < head_switch_ms:
+                move = head_switch_ms
+            if is_write and move > 0.0:
+                move += self.write_settle_ms
+                if move < 0.0:
+                    move = 0.0
             if min_move_ms and k == 0 and move < min_move_ms:
                 move = min_move_ms
             move_start = t
             t += move
             seek_total += move
-            cyl, surface = piece.cylinder, piece.surface
+            cyl, surface = pc, ps
             spt = piece.sectors_per_track
             st = rev / spt
-            pos = ((self.phase0 + t / rev) % 1.0) * spt
+            pos = ((phase0 + t / rev) % 1.0) * spt
             first, span, count = piece.first_sector, piece.span, piece.count
             step = st * span / count  # slipped sectors inside the piece spread evenly
-            idx = np.arange(1, count + 1, dtype=float)
+            if count > len(ones):
+                ones = self._ones = np.arange(1, 2 * count + 1, dtype=float)
+            idx = ones[:count]  # 1, 2, ..., count (a view: never written)
             off = 0
             if zero_latency:  # start at the next sector boundary, whichever sector it is
                 boundary = math.ceil(pos - 1e-6)
@@ -274,12 +286,12 @@ class Mechanism:
                 done[k:k + n_head] = t_run + idx[:n_head] * step
                 done[k + n_head:k + count] = t_run + n_head * step
             else:
-                idx *= step  # t + wait + idx * step, in place
-                idx += t + wait
+                times = idx * step  # t + wait + idx * step
+                times += t + wait
                 if one:
-                    done = idx
+                    done = times
                 else:
-                    done[k:k + count] = idx
+                    done[k:k + count] = times
                 elapsed = wait + span * st
             transfer = span * st
             rot_total += elapsed - transfer

@@ -69,6 +69,7 @@ class _ZoneMap:
         "group",
         "group_slips",
         "index",
+        "irregular",
         "lba_count",
         "moved_from",
         "moved_to",
@@ -113,6 +114,21 @@ class _ZoneMap:
         self.moved_from = {new: old for old, new in zone.remaps}
         self.simple = not (self.slips or self.dead or self.group != slots or self.moved_to)
         self.first_lba = first_lba
+        self.irregular = self._irregular_tracks(slots)
+
+    def _irregular_tracks(self, slots: int) -> frozenset[int] | None:
+        """Tracks whose slots are not one straight run of LBAs: those holding a slip, the
+        empty front or the unused end. On any other track the map is a simple zone's,
+        shifted (the slips before it), so a piece on it is found as in a simple zone.
+        None when the zone has sparing groups or remapped sectors (no such shortcut)."""
+        if self.simple or self.group != slots or self.moved_to or self.lba_count <= 0:
+            return None
+        spt = self.spt
+        first, last = self.slot_of(0), self.slot_of(self.lba_count - 1)
+        out = {s // spt for s in self.slips}
+        out.update(range(0, (first + spt - 1) // spt))  # slots before the first LBA
+        out.update(range((last + 1) // spt, self.tracks))  # slots after the last LBA
+        return frozenset(out)
 
     def slot_of(self, rel: int) -> int:
         """Physical slot (zone-relative, mapping order) of zone-relative LBA ``rel``."""
@@ -270,8 +286,12 @@ class Layout:
             raise RequestError(f"a request must move at least one sector (got {sectors})")
         self._check(lba)
         self._check(lba + sectors - 1)
-        out: list[TrackPiece] = []
-        remaining = sectors
+        piece = self._piece_at(lba, sectors)
+        if piece.count == sectors:  # on one track
+            return [piece]
+        out: list[TrackPiece] = [piece]
+        lba += piece.count
+        remaining = sectors - piece.count
         while remaining:
             piece = self._piece_at(lba, remaining)
             out.append(piece)
@@ -297,7 +317,11 @@ class Layout:
         if zm.simple:
             return lba + min(zm.spt - rel % zm.spt, in_zone)
         slot = zm.slot_of(rel)
-        track_end_slot = (slot // zm.spt + 1) * zm.spt
+        track = slot // zm.spt
+        track_end_slot = (track + 1) * zm.spt
+        irregular = zm.irregular
+        if irregular is not None and track not in irregular:  # a straight run
+            return lba + min(track_end_slot - slot, in_zone)
         end_rel = zm.rel_of_slot(track_end_slot - 1)
         while end_rel is None and track_end_slot - 1 > slot:
             track_end_slot -= 1
@@ -313,7 +337,8 @@ class Layout:
         # LBAs left on this track: the slots to the track end minus slips among them.
         track_end_slot = (track + 1) * zm.spt
         in_zone = zm.lba_count - rel
-        if not zm.simple:
+        straight = zm.simple or (zm.irregular is not None and track not in zm.irregular)
+        if not straight:
             end_rel = zm.rel_of_slot(track_end_slot - 1)
             while end_rel is None and track_end_slot - 1 > slot:
                 track_end_slot -= 1
@@ -322,6 +347,6 @@ class Layout:
         else:
             on_track = track_end_slot - slot
         count = min(remaining, on_track, in_zone)
-        last_slot = slot + count - 1 if zm.simple else zm.slot_of(rel + count - 1)
+        last_slot = slot + count - 1 if straight else zm.slot_of(rel + count - 1)
         cyl, surface, offset = zm.track_geometry(track)
         return TrackPiece(cyl, surface, (offset + k) % zm.spt, last_slot - slot + 1, count, zm.spt)

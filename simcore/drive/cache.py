@@ -341,7 +341,7 @@ class SegmentCache:
     def _valid_end(self, seg: Segment, t: float) -> int:
         s = self.stream
         if s is not None and s.seg is seg and s.kind == "read" and t < s.end_ms:
-            return s.lba + int(np.searchsorted(s.done, t, side="right"))
+            return s.lba + int(s.done.searchsorted(t, side="right"))
         return seg.end
 
     def _live(self, t: float) -> _Stream | None:
@@ -426,20 +426,25 @@ class SegmentCache:
     # -- segments -------------------------------------------------------------
     def _allocate(self, t: float, head: HeadState) -> Segment:
         self._tick += 1
-        clean = [s for s in self.segments if not s.dirty]
-        if len(self.segments) > self.n_segments and clean:  # shrink after re-segmenting
-            for victim in sorted(clean, key=lambda s: s.last_used)[
-                    : len(self.segments) - self.n_segments]:
-                if self.stream is not None and self.stream.seg is victim:
-                    continue
-                self.segments.remove(victim)
-            clean = [s for s in self.segments if not s.dirty]
-        if len(self.segments) < self.n_segments or not clean:
+        segments = self.segments
+        if len(segments) > self.n_segments:  # shrink after re-segmenting
+            clean = [s for s in segments if not s.dirty]
+            if clean:
+                for victim in sorted(clean, key=lambda s: s.last_used)[
+                        : len(segments) - self.n_segments]:
+                    if self.stream is not None and self.stream.seg is victim:
+                        continue
+                    segments.remove(victim)
+        lru = None  # the clean segment used least recently (the first of equals)
+        for g in segments:
+            if g.dirty_from >= g.end and (lru is None or g.last_used < lru.last_used):
+                lru = g
+        if len(segments) < self.n_segments or lru is None:
             self._sids += 1
             seg = Segment(self._sids)
-            self.segments.append(seg)
+            segments.append(seg)
         else:
-            seg = min(clean, key=lambda s: s.last_used)
+            seg = lru
             if self.stream is not None and self.stream.seg is seg:
                 self.stop(t, head)
             self.stats["evictions"] += 1
@@ -489,7 +494,7 @@ class SegmentCache:
             if free < p.move_end_ms:  # a seek or head switch cannot be aborted
                 free = p.move_end_ms
                 break
-        got = int(np.searchsorted(s.done, free, side="right"))
+        got = int(s.done.searchsorted(free, side="right"))
         if s.kind == "read":
             s.seg.end = s.lba + got
             self.stats["read_ahead_stopped"] += len(s.done) - got
@@ -543,6 +548,11 @@ class SegmentCache:
         """How a read of ``[lba, lba+sectors)`` would be served now (changes nothing)."""
         return self._find(lba, sectors, now)[0]
 
+    def find(self, lba: int, sectors: int, now: float) -> tuple[str, Segment | None, int]:
+        """:meth:`lookup`'s answer with the segment and how many sectors it holds, for
+        :meth:`read` (``found=``) to use instead of looking again."""
+        return self._find(lba, sectors, now)
+
     def _find(self, lba: int, n: int, t: float) -> tuple[str, Segment | None, int]:
         s = self._live(t)
         best: tuple[str, Segment | None, int] = ("miss", None, 0)
@@ -563,15 +573,20 @@ class SegmentCache:
         return best
 
     def read(self, lba: int, sectors: int, now: float, ready_ms: float,
-             head: HeadState) -> ReadService:
-        """Serve a read arriving at ``now``; data can leave the buffer from ``ready_ms``."""
+             head: HeadState, found: tuple[str, Segment | None, int] | None = None
+             ) -> ReadService:
+        """Serve a read arriving at ``now``; data can leave the buffer from ``ready_ms``.
+
+        ``found``: what :meth:`find` said for this read at ``now``, nothing having
+        changed since (used unless writes must first reach the platter)."""
         self._note_stream(lba, sectors)
         self.stats["reads"] += 1
         if not self.config.read_hits_on_write_data and any(
                 g.dirty and g.start < lba + sectors and lba < g.end for g in self.segments):
             # the platter must hold the written data before the read can fetch it
             ready_ms = max(ready_ms, self.flush(now, head))
-        kind, seg, hit = self._find(lba, sectors, now)
+            found = None
+        kind, seg, hit = found if found is not None else self._find(lba, sectors, now)
         self._tick += 1
         if kind == "hit":
             self.stats["hits"] += 1
@@ -612,9 +627,12 @@ class SegmentCache:
         free = max(self.stop(now, head), ready_ms)
         first = lba + hit
         plan = self.mech.plan(first, sectors - hit, False, free, head)
-        ready = np.empty(sectors)
-        ready[:hit] = ready_ms
-        ready[hit:] = plan.done_ms
+        if hit:
+            ready = np.empty(sectors)
+            ready[:hit] = ready_ms
+            ready[hit:] = plan.done_ms
+        else:  # all from the media (the plan's own times: nobody writes either)
+            ready = plan.done_ms
         head.cylinder, head.surface = plan.cylinder, plan.surface
         if kind == "partial" and not seg.dirty:  # keep the request; older data may go
             self.stats["partial_hits" if hit else "misses"] += 1

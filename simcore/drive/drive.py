@@ -19,6 +19,7 @@ takes one completion interrupt.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -598,21 +599,21 @@ class Drive:
             self.interrupts += 1
             overhead, seek, rot, xfer, hit = 0.0, 0.0, 0.0, max(0.0, end - t), False
         else:
-            kind = cache.lookup(req.lba, n, t)
+            found = cache.find(req.lba, n, t)
+            kind = found[0]
             aw = self._after_write
             hit = kind == "hit" or kind == "stream"
             ov = self._ov.read_hit(aw) if hit else self._ov.read_miss(aw)
-            svc = cache.read(req.lba, n, t, t + ov, head)
+            svc = cache.read(req.lba, n, t, t + ov, head, found)
             # _dma_burst
             b = self._bus_ms
-            ready = svc.ready_ms
-            times = ready.tolist()
+            times = svc.ready_ms.tolist()
             s = now
             for j, r in enumerate(times):
                 v = r - float(j) * b
                 if v > s:
                     s = v
-            mark = min(n, int(np.ceil(self.profile.read_watermark * n - 1e-9)))
+            mark = min(n, math.ceil(self.profile.read_watermark * n - 1e-9))
             if mark > 0 and times[mark - 1] > s:
                 s = times[mark - 1]
             if s > now:
@@ -624,7 +625,7 @@ class Drive:
                 now = now + b * n
                 steps.append(now)
             self.channel.note(self.name, "data", s2, now)
-            media_end = svc.media_end_ms + float(ready[-1] - svc.ready_ms[-1])
+            media_end = svc.media_end_ms + (times[-1] - times[-1])  # the burst kept the times
             cache.read_done(svc, media_end, head)
             self.interrupts += 1
             extra = media_end - svc.media_end_ms
@@ -669,10 +670,11 @@ class Drive:
     def _serve_read(self, req: Request, t: float):
         cache, port = self.cache, self.port
         n = req.sectors
-        kind = cache.lookup(req.lba, n, t)
+        found = cache.find(req.lba, n, t)
+        kind = found[0]
         aw = self._after_write
         ov = self._ov.read_hit(aw) if kind in ("hit", "stream") else self._ov.read_miss(aw)
-        svc = cache.read(req.lba, n, t, t + ov, self.head)
+        svc = cache.read(req.lba, n, t, t + ov, self.head, found)
         self._trace_plan(svc.plan)
         if port.is_pio:
             _, ready = yield from self._pio_in(req, svc.ready_ms)
@@ -784,7 +786,7 @@ class Drive:
             v = r - float(i) * b
             if v > s:
                 s = v
-        mark = min(n, int(np.ceil(self.profile.read_watermark * n - 1e-9)))
+        mark = min(n, math.ceil(self.profile.read_watermark * n - 1e-9))
         if mark > 0 and times[mark - 1] > s:
             s = times[mark - 1]
         if s > env.now:
