@@ -85,7 +85,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..disk.access import HeadState, Mechanism, Plan, PlanPiece
+from ..disk.access import HeadState, Mechanism, Plan, PlanPiece, TrackPlan
 from ..disk.profile import DiskProfile
 
 __all__ = ["CLEAN", "FLUSH", "POLICIES", "CacheConfig", "ReadService", "Segment", "SegmentCache",
@@ -188,22 +188,62 @@ class Segment:
 
 
 class _Stream:
-    """Media work going on in the background: read-ahead into, or destaging from, a segment."""
+    """Media work going on in the background: read-ahead into, or destaging from, a segment.
 
-    __slots__ = ("done", "end_ms", "head0", "kind", "lba", "min_until", "pieces", "seg")
+    A read-ahead on one track keeps its :class:`~simcore.access.TrackPlan` and makes the
+    sector times and pieces only when something asks for them (most read-aheads are
+    stopped by the next command or end untouched: :meth:`SegmentCache.stop` counts what
+    they read from the track plan's numbers)."""
 
-    def __init__(self, kind: str, seg: Segment, lba: int, plan: Plan, head0: tuple[int, int],
-                 min_until: float):
+    __slots__ = ("_done", "_pieces", "end_ms", "head0", "kind", "lba", "min_until", "seg",
+                 "track")
+
+    def __init__(self, kind: str, seg: Segment, lba: int, plan: Plan | TrackPlan,
+                 head0: tuple[int, int], min_until: float):
         self.kind, self.seg, self.lba = kind, seg, lba
-        self.done = plan.done_ms
-        self.pieces: list[PlanPiece] = list(plan.pieces)
+        if isinstance(plan, TrackPlan):
+            self.track: TrackPlan | None = plan
+            self._done = self._pieces = None
+        else:
+            self.track = None
+            self._done = plan.done_ms
+            self._pieces = list(plan.pieces)
         self.end_ms = plan.end_ms
         self.head0 = head0
         self.min_until = min_until
 
+    def _unfold(self) -> None:
+        plan = self.track.plan()
+        self.track = None
+        self._done, self._pieces = plan.done_ms, plan.pieces
+
+    @property
+    def done(self) -> np.ndarray:
+        if self.track is not None:
+            self._unfold()
+        return self._done
+
+    @done.setter
+    def done(self, value: np.ndarray) -> None:
+        if self.track is not None:
+            self._unfold()
+        self._done = value
+
+    @property
+    def pieces(self) -> list[PlanPiece]:
+        if self.track is not None:
+            self._unfold()
+        return self._pieces
+
+    @pieces.setter
+    def pieces(self, value: list[PlanPiece]) -> None:
+        if self.track is not None:
+            self._unfold()
+        self._pieces = value
+
     @property
     def stop_lba(self) -> int:
-        return self.lba + len(self.done)
+        return self.lba + (self.track.count if self.track is not None else len(self._done))
 
     def extend(self, plan: Plan, keep_from: int | None = None) -> None:
         """Append a continuation; forget sectors before LBA ``keep_from`` (long streams)."""
@@ -230,7 +270,7 @@ class _Stream:
         self.lba += cut
 
     def position(self) -> HeadState:
-        last = self.pieces[-1]
+        last = self.track if self.track is not None else self._pieces[-1]
         return HeadState(last.cylinder, last.surface)
 
 
@@ -487,18 +527,24 @@ class SegmentCache:
             return s.end_ms
         free = max(t, s.min_until)
         cyl, surf = s.head0
-        for p in s.pieces:
+        track = s.track
+        for p in (track,) if track is not None else s.pieces:
             if free < p.move_start_ms:
                 break
             cyl, surf = p.cylinder, p.surface
             if free < p.move_end_ms:  # a seek or head switch cannot be aborted
                 free = p.move_end_ms
                 break
-        got = int(s.done.searchsorted(free, side="right"))
+        if track is not None:
+            got = track.done_by(free)
+            n = track.count
+        else:
+            got = int(s.done.searchsorted(free, side="right"))
+            n = len(s.done)
         if s.kind == "read":
             s.seg.end = s.lba + got
-            self.stats["read_ahead_stopped"] += len(s.done) - got
-            self.stats["read_ahead_sectors"] -= len(s.done) - got
+            self.stats["read_ahead_stopped"] += n - got
+            self.stats["read_ahead_sectors"] -= n - got
         else:
             self._destaged_to(s.seg, s.lba + got)
         head.cylinder, head.surface = cyl, surf
@@ -520,9 +566,13 @@ class SegmentCache:
         if self.stream is not None:
             self.stop(t, head)
         head0 = (head.cylinder, head.surface)
-        plan = self.mech.plan(x, ra, False, t, head)
         mn = min(ra, self._kib(self.config.min_read_ahead_kib))
-        min_until = float(plan.done_ms[mn - 1]) if mn else t
+        plan: Plan | TrackPlan | None = self.mech.track_plan(x, ra, False, t, head)
+        if plan is not None:  # on one track: its times only when asked for
+            min_until = plan.time_of(mn - 1) if mn else t
+        else:
+            plan = self.mech.plan(x, ra, False, t, head)
+            min_until = float(plan.done_ms[mn - 1]) if mn else t
         self.stream = _Stream("read", seg, x, plan, head0, min_until)
         seg.end = x + ra
         seg.start = max(seg.start, seg.end - self.cap)
