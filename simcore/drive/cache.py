@@ -284,7 +284,7 @@ class ReadService(NamedTuple):
     transfer_ms: float
     media_end_ms: float
     segment: Segment
-    plan: Plan | None = None
+    plan: Plan | TrackPlan | None = None  # a miss's media access (TrackPlan: on one track)
 
 
 class WriteService(NamedTuple):
@@ -676,13 +676,20 @@ class SegmentCache:
         # partial or miss: the head is needed
         free = max(self.stop(now, head), ready_ms)
         first = lba + hit
-        plan = self.mech.plan(first, sectors - hit, False, free, head)
+        plan: Plan | TrackPlan | None = self.mech.track_plan(first, sectors - hit, False, free,
+                                                             head)
+        if plan is None:
+            plan = self.mech.plan(first, sectors - hit, False, free, head)
+            done, seek, rot, xfer = plan.done_ms, plan.seek_ms, plan.rotation_ms, plan.transfer_ms
+        else:  # on one track: the numbers Plan would hold
+            done = plan.times()
+            seek, rot, xfer = 0.0 + plan.move_ms, 0.0 + plan.rotation_ms, 0.0 + plan.transfer_ms
         if hit:
             ready = np.empty(sectors)
             ready[:hit] = ready_ms
-            ready[hit:] = plan.done_ms
+            ready[hit:] = done
         else:  # all from the media (the plan's own times: nobody writes either)
-            ready = plan.done_ms
+            ready = done
         head.cylinder, head.surface = plan.cylinder, plan.surface
         if kind == "partial" and not seg.dirty:  # keep the request; older data may go
             self.stats["partial_hits" if hit else "misses"] += 1
@@ -705,12 +712,11 @@ class SegmentCache:
         seg.last_used = self._tick
         seg.ready_ms = plan.end_ms
         waited = free - ready_ms
-        return ReadService(kind, ready, plan.seek_ms + waited, plan.rotation_ms,
-                           plan.transfer_ms, plan.end_ms, seg, plan)
+        return ReadService(kind, ready, seek + waited, rot, xfer, plan.end_ms, seg, plan)
 
-    def _pre_read(self, lba: int, plan: Plan) -> int:
+    def _pre_read(self, lba: int, plan: Plan | TrackPlan) -> int:
         """On-arrival read-ahead: sectors that pass under the head before the target are kept."""
-        p = plan.pieces[0]
+        p = plan if isinstance(plan, TrackPlan) else plan.pieces[0]
         spt = round(self.rev_ms / p.sector_ms) if p.sector_ms > 0 else 0
         if spt <= 0:
             return lba

@@ -363,6 +363,10 @@ class Drive:
         self.cpu = cpu if cpu is not None else Cpu(self.env, f"{self.name}-cpu")
         self.trace = trace
         self.interrupts = 0
+        ov = self._ov  # [hit][after_write] -> a read's command overhead
+        self._read_ov = ((ov.read_miss(False), ov.read_miss(True)),
+                         (ov.read_hit(False), ov.read_hit(True)))
+        self._watermark = prof.read_watermark
         self._bus_ms = port.mode.sector_ms if port.mode.transfer_ns > 0 else 0.0
         self._bus_write_ms = self._bus_ms
         w = prof.interface_write_mb_s
@@ -448,7 +452,9 @@ class Drive:
         (``wake | timeout``: whichever comes first triggers the condition, which is one
         more event before the process runs). Events SimPy would still hold but nobody
         waits on (the other half of a condition) change nothing but where the clock
-        stops, which is kept in ``tail``.
+        stops, which is kept in ``tail``. Steps of a command that all come before the
+        next arrival are taken at once: nothing else happens between them, and the last
+        one's place among events of equal time is the same.
         """
         self._open_served = True
         pending, choose, view = self.pending, self._choose, self.view
@@ -464,7 +470,7 @@ class Drive:
         wake: tuple | None = None  # the wake-up event, once a submission triggered it
         armed = False  # a wake-up event exists, not yet triggered
         steps: list[float] = []
-        k = 0
+        k = last = 0
         rec = None
         tail = now
         run = True  # the drive's process runs at ``now`` (its start)
@@ -487,7 +493,10 @@ class Drive:
                     steps, rec = command(req, now)
                     if steps:
                         state, k = _BUSY, 0
-                        dev = (steps[0], 1, eid)
+                        last = len(steps) - 1
+                        if last and (feed is None or steps[last - 1] < feed[0]):
+                            k = last  # no arrival comes between: straight to the last step
+                        dev = (steps[k], 1, eid)
                         eid += 1
                         break
                     completed.append(rec)  # a command that never waited
@@ -537,7 +546,9 @@ class Drive:
                 continue
             if state is _BUSY:
                 k += 1
-                if k < len(steps):
+                if k <= last:
+                    if k < last and (feed is None or steps[last - 1] < feed[0]):
+                        k = last
                     dev = (steps[k], 1, eid)
                     eid += 1
                 else:
@@ -601,9 +612,8 @@ class Drive:
         else:
             found = cache.find(req.lba, n, t)
             kind = found[0]
-            aw = self._after_write
             hit = kind == "hit" or kind == "stream"
-            ov = self._ov.read_hit(aw) if hit else self._ov.read_miss(aw)
+            ov = self._read_ov[hit][self._after_write]
             svc = cache.read(req.lba, n, t, t + ov, head, found)
             # _dma_burst
             b = self._bus_ms
@@ -613,7 +623,7 @@ class Drive:
                 v = r - float(j) * b
                 if v > s:
                     s = v
-            mark = min(n, math.ceil(self.profile.read_watermark * n - 1e-9))
+            mark = min(n, math.ceil(self._watermark * n - 1e-9))
             if mark > 0 and times[mark - 1] > s:
                 s = times[mark - 1]
             if s > now:
@@ -660,6 +670,8 @@ class Drive:
     def _trace_plan(self, plan) -> None:
         if self.trace is None or plan is None:
             return
+        if not hasattr(plan, "pieces"):  # a TrackPlan: the whole plan of its one track
+            plan = plan.plan()
         bounds = [p.first for p in plan.pieces] + [len(plan.done_ms)]
         for p, end in zip(plan.pieces, bounds[1:], strict=False):
             self._note("seek", p.move_start_ms, p.move_end_ms)
