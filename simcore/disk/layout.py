@@ -189,6 +189,10 @@ class Layout:
             self._cyl_zone.extend([zm.index] * zone.cylinders)
         self.cylinders = len(self._cyl_zone)
         self.simple = all(zm.simple for zm in self._zones)
+        # the last straight track a piece was found on (a cache's read-ahead asks about the
+        # track its miss just read): (its first LBA, one past its last LBA in the zone,
+        # cylinder, surface, physical sector of the first LBA, sectors per track)
+        self._track: tuple[int, int, int, int, int, int] = (0, 0, 0, 0, 0, 1)
 
     # -- zones -------------------------------------------------------------
     @property
@@ -311,6 +315,9 @@ class Layout:
         """One past the last LBA on ``lba``'s track (the end of :meth:`first_piece` for a
         request reaching to the track's end), without the piece's geometry."""
         self._check(lba)
+        first, end = self._track[:2]
+        if first <= lba < end:  # on the last straight track found
+            return end
         zm = self._zones[bisect_right(self._zone_starts, lba) - 1]
         rel = lba - zm.first_lba
         in_zone = zm.lba_count - rel
@@ -330,6 +337,10 @@ class Layout:
         return lba + min(on_track, in_zone)
 
     def _piece_at(self, lba: int, remaining: int) -> TrackPiece:
+        first, end, cyl, surface, offset, spt = self._track
+        if first <= lba < end:  # on the last straight track found: the same numbers, shorter
+            count = min(remaining, end - lba)
+            return TrackPiece(cyl, surface, (offset + lba - first) % spt, count, count, spt)
         zm = self._zones[bisect_right(self._zone_starts, lba) - 1]
         rel = lba - zm.first_lba
         slot = rel if zm.simple else zm.slot_of(rel)
@@ -349,4 +360,7 @@ class Layout:
         count = min(remaining, on_track, in_zone)
         last_slot = slot + count - 1 if straight else zm.slot_of(rel + count - 1)
         cyl, surface, offset = zm.track_geometry(track)
+        if straight:  # every slot of the track up to the zone's end holds the next LBA
+            self._track = (lba - k, min(lba - k + zm.spt, zm.first_lba + zm.lba_count), cyl,
+                           surface, offset, zm.spt)
         return TrackPiece(cyl, surface, (offset + k) % zm.spt, last_slot - slot + 1, count, zm.spt)

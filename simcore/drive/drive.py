@@ -634,7 +634,8 @@ class Drive:
             if b * n > 0:
                 now = now + b * n
                 steps.append(now)
-            self.channel.note(self.name, "data", s2, now)
+            if now > s2:  # Channel.note: the drive's own bus keeps no trace
+                self.channel.data_ms += now - s2
             media_end = svc.media_end_ms + (times[-1] - times[-1])  # the burst kept the times
             cache.read_done(svc, media_end, head)
             self.interrupts += 1
