@@ -307,8 +307,9 @@ class Layout:
         """The first of :meth:`pieces` (the part of the request on ``lba``'s track)."""
         if sectors <= 0:
             raise RequestError(f"a request must move at least one sector (got {sectors})")
-        self._check(lba)
-        self._check(lba + sectors - 1)
+        if not (lba >= 0 and lba + sectors <= self.capacity):
+            self._check(lba)
+            self._check(lba + sectors - 1)
         return self._piece_at(lba, sectors)
 
     def track_end(self, lba: int) -> int:

@@ -351,6 +351,7 @@ class SegmentCache:
         self._recent: deque[int] = deque(maxlen=config.stream_window)
         self._new_stream = 0
         self._min_write_seek = mechanism.profile.overheads.min_write_seek_ms
+        self._min_ra = self._kib(config.min_read_ahead_kib)  # sectors
 
     # -- bookkeeping ----------------------------------------------------------
     def _kib(self, kib: float) -> int:
@@ -566,7 +567,7 @@ class SegmentCache:
         if self.stream is not None:
             self.stop(t, head)
         head0 = (head.cylinder, head.surface)
-        mn = min(ra, self._kib(self.config.min_read_ahead_kib))
+        mn = min(ra, self._min_ra)
         plan: Plan | TrackPlan | None = self.mech.track_plan(x, ra, False, t, head)
         if plan is not None:  # on one track: its times only when asked for
             min_until = plan.time_of(mn - 1) if mn else t
@@ -596,14 +597,11 @@ class SegmentCache:
     # -- reads ----------------------------------------------------------------
     def lookup(self, lba: int, sectors: int, now: float) -> str:
         """How a read of ``[lba, lba+sectors)`` would be served now (changes nothing)."""
-        return self._find(lba, sectors, now)[0]
+        return self.find(lba, sectors, now)[0]
 
-    def find(self, lba: int, sectors: int, now: float) -> tuple[str, Segment | None, int]:
+    def find(self, lba: int, n: int, t: float) -> tuple[str, Segment | None, int]:
         """:meth:`lookup`'s answer with the segment and how many sectors it holds, for
         :meth:`read` (``found=``) to use instead of looking again."""
-        return self._find(lba, sectors, now)
-
-    def _find(self, lba: int, n: int, t: float) -> tuple[str, Segment | None, int]:
         s = self._live(t)
         best: tuple[str, Segment | None, int] = ("miss", None, 0)
         write_hits = self.config.read_hits_on_write_data
@@ -636,7 +634,7 @@ class SegmentCache:
             # the platter must hold the written data before the read can fetch it
             ready_ms = max(ready_ms, self.flush(now, head))
             found = None
-        kind, seg, hit = found if found is not None else self._find(lba, sectors, now)
+        kind, seg, hit = found if found is not None else self.find(lba, sectors, now)
         self._tick += 1
         if kind == "hit":
             self.stats["hits"] += 1
