@@ -228,3 +228,16 @@ def test_straight_tracks_give_the_walked_pieces(disk):
             walk._track = none
             assert fast.pieces(x, n) == want
             assert fast.track_end(x) == walk.track_end(x)
+
+
+def test_buffered_serve_open_with_firmware_events(atlas):
+    ev = FirmwareEvents(recovered_per_bit=1e-6, recal_interval_ms=2000.0, scan_idle_ms=20.0,
+                        seed=3)
+    stk = stack(atlas, events=ev)
+    wl = random_open(atlas.layout.capacity, 600, 100.0, 4, read_fraction=0.7, seed=5)
+    res = run(stk, wl)
+    assert res.meta["built"].drives[0]._open_served
+    recs, busy, end = _by_simpy(stk, wl.requests)
+    assert [tuple(r) for r in res.records] == [tuple(r) for r in recs]
+    assert res.busy_ms == busy and res.meta["end_ms"] == end
+    assert any(r.overhead_ms > 1.0 for r in res.records)  # some events did happen
