@@ -250,7 +250,8 @@ def run_streams(
     def port_layer(env, drive):
         if path == "drive":
             return DrivePort(env, drive, max_kib=max_kib)
-        return BlockPort(env, BlockLayer(env, drive, elevator=elevator, depth=depth),
+        return BlockPort(env, BlockLayer(env, drive, elevator=elevator, depth=depth,
+                                          max_sectors=max(1, int(max_kib * 2))),
                          max_kib=max_kib)
 
     def controller_layer(env, below):

@@ -122,6 +122,33 @@ def test_without_read_hits_on_write_data_a_read_of_written_sectors_goes_to_the_p
     assert not miss.cache_hit and miss.rotation_ms > 0.0
 
 
+def test_write_fill_holds_the_head_until_a_batch_of_data_is_buffered():
+    """DiskSim's rule for drives with the extra write disconnect (the HP C2247): the head
+    writes a request's first sector only once min(n, 10) of its n sectors are buffered
+    (here the large-request rule from 4 sectors on: 2). Data arrives at 0.2 (i+1) ms; the
+    head passes sector 5 + i at 0.5 + 0.1 i ms.
+
+    3 sectors to sector 5, no rule: each sector's data is in before its pass (0.2 <= 0.5,
+    0.4 <= 0.6, 0.6 <= 0.7): done at 0.8 ms. With the rule all 3 must be in (0.6 ms), the
+    head is past sector 5 at 0.5 ms and comes back a revolution later: 10.8 ms. 4 sectors
+    under the large rule need only 2 (0.4 ms) before the first: 0.4 <= 0.5, then 0.6 <=
+    0.7, 0.8 <= 0.8: done at 0.9 ms; counted by the small rule (all 4, 0.8 ms) it would wait
+    a revolution: 10.9 ms."""
+    rule = {"write_fill_sectors": 10, "write_fill_large_from": 4, "write_fill_large_sectors": 2}
+    small = {"write_fill_sectors": 10}
+    assert service(disk(), [("W", 5, 3, 0.0)])[0] == pytest.approx(0.8)
+    assert service(disk(cache=rule), [("W", 5, 3, 0.0)])[0] == pytest.approx(10.8)
+    assert service(disk(cache=rule), [("W", 5, 4, 0.0)])[0] == pytest.approx(0.9)
+    assert service(disk(cache=small), [("W", 5, 4, 0.0)])[0] == pytest.approx(10.9)
+
+
+def test_write_fill_needs_its_large_size():
+    from simcore.errors import ProfileError
+
+    with pytest.raises(ProfileError, match="write_fill_large_sectors"):
+        disk(cache={"write_fill_sectors": 10, "write_fill_large_from": 45})
+
+
 def test_the_importer_keeps_both_knobs():
     from test_validation_drives import parv
 
@@ -134,3 +161,105 @@ def test_the_importer_keeps_both_knobs():
     assert rz26.read_ahead_over_requested and rz26.read_ahead_on_hit
     ibm = load_any(str(parv("ibm18es"))).cache
     assert not ibm.read_ahead_over_requested and not ibm.read_ahead_on_hit
+    hp = load_any(str(parv("hp_c2247a"))).cache
+    assert (hp.write_fill_sectors, hp.write_fill_large_from, hp.write_fill_large_sectors) == (
+        10, 45, 15)
+    assert ibm.write_fill_sectors == 0 and rz26.write_fill_sectors == 0
+
+
+def test_write_through_write_disconnects_and_reselects_before_completing():
+    """DiskSim's bus handshakes for a write-through write (the HP C2247's "Data preparation",
+    "Write disconnect" and "First reselect" overheads). Write overhead 1 ms, data
+    preparation 0.3 ms: the data starts at 1.3 ms and is in at 1.5 ms; the drive then
+    disconnects (0.5 ms, until 2.0 ms). The head passes sector 50 at 5.0 ms and writes it by
+    5.1 ms; the drive reselects the host (0.4 ms) and completes (0.1 ms): 5.6 ms, where the
+    bare write ends at 5.2 ms. Sector 16 is written by 1.7 ms, before the disconnect is over:
+    2.0 + 0.4 + 0.1 = 2.5 ms."""
+    base = {"write_ms": 1.0, "write_completion_ms": 0.1}
+    bus = {**base, "data_prep_ms": 0.3, "write_disconnect_ms": 0.5, "reselect_ms": 0.4}
+    assert service(disk(base), [("W", 50, 1, 0.0)])[0] == pytest.approx(5.2)
+    assert service(disk(bus), [("W", 50, 1, 0.0)])[0] == pytest.approx(5.6)
+    assert service(disk(bus), [("W", 16, 1, 0.0)])[0] == pytest.approx(2.5)
+
+
+def test_extra_disconnect_write_reselects_for_its_data_and_again_to_complete():
+    """The first write (sector 0, overhead 0.5 + preparation 0.1 ms) is in at 0.8 ms and on
+    the platter at 10.1 ms (sector 0 passed at 0.0); disconnect until 1.3 ms, reselect 0.4,
+    completion 0.1: it ends at 10.6 ms. The second, 0.4 ms later (11.0 ms), goes elsewhere
+    (sector 50 of cylinder 3, no seek cost): the arm waits the 4.5 ms setup (15.5 ms), the
+    data comes after the 5 ms disconnect, the first reselect and the preparation (16.5 ms)
+    and is in at 16.7 ms; sector 50 passes at 15.0 (the arm is not free) and 25.0 ms, so the
+    write is done at 25.1 ms; the drive reselects with the other reselect overhead (0.3
+    ms, its short second disconnect of 0.2 ms long over) and completes at 25.5 ms: 14.5 ms."""
+    ov = {"write_ms": 0.5, "write_completion_ms": 0.1, "data_prep_ms": 0.1,
+          "write_disconnect_ms": 0.5, "reselect_ms": 0.4, "reselect_other_ms": 0.3,
+          "random_write_setup_ms": 4.5, "random_write_data_ms": 5.0,
+          "random_write_disconnect_ms": 0.2}
+    got = service(disk(ov), [("W", 0, 1, 0.4), ("W", 350, 1, 0.0)])
+    assert got == pytest.approx([10.6, 14.5])
+
+
+def test_read_miss_reconnects_at_the_water_mark_after_its_reselect():
+    """A 20-sector read from sector 10 (sector i in the buffer at 1.1 + 0.1 i ms), read miss
+    overhead 1 ms. The drive disconnects (0.3 ms, until 1.3 ms) and reselects the host
+    (0.4 ms) once the water mark's worth is in, then prepares the data (0.1 ms). Water
+    mark 0.5: 10 sectors in at 2.0 ms, data from 2.5 ms, 20 x 0.2 ms: 6.5 ms (6.0 without
+    the handshakes). Water mark 0: one sector, in at 1.1 ms, before the disconnect is over:
+    1.3 + 0.5 = 1.8, done at 5.8 ms."""
+    ov = {"read_miss_ms": 1.0, "read_disconnect_ms": 0.3, "reselect_ms": 0.4,
+          "data_prep_ms": 0.1}
+    steps = [("R", 10, 20, 0.0)]
+    half = {"read_watermark": 0.5}
+    assert service(disk({"read_miss_ms": 1.0}, interface=half), steps)[0] == pytest.approx(6.0)
+    assert service(disk(ov, interface=half), steps)[0] == pytest.approx(6.5)
+    assert service(disk(ov), steps)[0] == pytest.approx(5.8)
+
+
+def test_read_water_mark_rounds_down_to_whole_sectors():
+    """DiskSim's water mark is max(1, int(n x mark)) sectors: 3 of a 5-sector read at 0.75.
+    From sector 10, the third sector is in at 1.3 ms; the bus then sends all 5 (0.2 ms
+    each, never overtaking the media): 2.3 ms (rounding up, 4 sectors, would give 2.4)."""
+    got = service(disk(interface={"read_watermark": 0.75}), [("R", 10, 5, 0.0)])
+    assert got[0] == pytest.approx(2.3)
+
+
+def test_read_hit_data_waits_for_the_data_preparation():
+    """A read of sector 10, then (5 ms later) the same sector again: a buffer hit, sent after
+    the hit overhead (0.5 ms) and the data preparation (0.1 ms): 0.5 + 0.1 + 0.2 = 0.8 ms."""
+    steps = [("R", 10, 1, 5.0), ("R", 10, 1, 0.0)]
+    hit = records(disk({"read_hit_ms": 0.5, "data_prep_ms": 0.1}), steps)[1]
+    assert hit.cache_hit and hit.finish_ms - hit.start_ms == pytest.approx(0.8)
+
+
+def test_the_importer_keeps_the_bus_handshakes():
+    from test_validation_drives import parv
+
+    from simcore.commands.validate import load_any
+
+    hp = load_any(str(parv("hp_c2247a"))).overheads
+    assert (hp.data_prep_ms, hp.reselect_ms, hp.reselect_other_ms) == pytest.approx(
+        (0.02519, 0.16249, 0.12883))
+    assert (hp.read_disconnect(False), hp.read_disconnect(True)) == pytest.approx(
+        (0.02266, 0.04551))
+    assert (hp.write_disconnect_ms, hp.random_write_disconnect_ms) == pytest.approx(
+        (0.16565, 0.13437))
+    rz = load_any(str(parv("dec_rz26"))).overheads
+    assert (rz.data_prep_ms, rz.reselect_ms, rz.write_disconnect_ms) == (0.0, 0.0, 0.0)
+
+
+def test_partial_hit_sends_its_buffered_head_after_the_hit_set_up():
+    """DiskSim with "Immed transfer partial hit" (all ten validated drives): a partial hit
+    keeps the bus and sends what is buffered after the read hit set-up, while the media part
+    waits for the miss set-up; the read water mark only holds misses. Hit set-up 0.5 ms,
+    miss set-up 1 ms, water mark 1. A 1-sector read of sector 10 (which passes at 1.0 ms):
+    done at 1.0 + 0.1 + 0.2 (bus) = 1.3 ms. 5 ms later (6.3 ms) sectors 10-11: sector 10
+    goes at 6.8 ms (to 7.0); the media, from 7.3 ms, reads sector 11 as it passes at
+    11.1-11.2 ms, sent by 11.4 ms: 5.1 ms of service. Held to the water mark and the miss
+    set-up, both sectors would go from 11.2 ms: 5.3 ms."""
+    ov = {"read_hit_ms": 0.5, "read_miss_ms": 1.0}
+    first, second = records(disk(ov, interface={"read_watermark": 1.0}),
+                            [("R", 10, 1, 5.0), ("R", 10, 2, 0.0)])
+    assert first.finish_ms == pytest.approx(1.3)
+    assert second.start_ms == pytest.approx(6.3)
+    assert not second.cache_hit
+    assert second.finish_ms - second.start_ms == pytest.approx(5.1)

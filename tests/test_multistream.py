@@ -95,6 +95,29 @@ def test_lba_order_is_the_sorted_bound():
                                                  warmup_ms=1_000).throughput_mb_s
 
 
+def test_a_sorting_elevator_gives_the_sorted_bound_whatever_the_arrival_order():
+    # seed 004's node ran Linux 2.6.11, whose anticipatory elevator sorts: a hundred waiting
+    # 64 KiB reads arrive in random order and are still served in sweeps (one process, so AS
+    # never idles for it)
+    path = dict(path="block", elevator="anticipatory", depth=1)
+    ov = MECH.profile.overheads.read_miss_ms
+    stroke = MECH.layout.cylinders // 100
+    t = ov + MECH.seek.seek_ms(stroke) + 60_000.0 / MECH.profile.rpm / 2 + _transfer_ms(64)
+    bound = 64 * 1024 / 1e6 / (t / 1000)
+    r = run_streams(MECH, 100, order="random", duration_ms=12_000, warmup_ms=2_000, **path)
+    assert r.throughput_mb_s == pytest.approx(bound, rel=0.1)
+
+
+def test_the_block_layer_never_merges_past_the_split_size():
+    # max_sectors bounds both the split of a large read and the elevator's merges (Linux's
+    # queue limit): two 256 KiB pieces of one 8 MiB read must not go out as one 512 KiB command
+    r = run_streams(MECH, 2, host=DispatchConfig(8192, 16384), max_request_kib=256,
+                    path="block", elevator="deadline", depth=1, duration_ms=2_000,
+                    warmup_ms=500, trace=True)
+    sizes = {n for _s, _f, _c, _lba, n, _hit in r.disk_log}
+    assert max(sizes) == 512  # sectors: 256 KiB
+
+
 def test_runs_are_reproducible_and_seeded():
     a = run_streams(MECH, 20, duration_ms=3_000, warmup_ms=500, seed=5)
     b = run_streams(MECH, 20, duration_ms=3_000, warmup_ms=500, seed=5)

@@ -99,6 +99,32 @@ class Overheads:
     positioning, even with the arm already on the track (DiskSim's "Minimum seek delay",
     extracted for the HP C2247; it applies to every write that does not continue a write
     stream the drive is writing at that moment)."""
+    data_prep_ms: float = 0.0
+    """Set-up before data crosses the bus, each time the drive (re)connects to send or take
+    data (DiskSim's "Data preparation overhead")."""
+    reselect_ms: float = 0.0
+    """A drive that disconnected from the host (a read miss; a write-through write once its
+    data is in) reselects it before going on: before a read miss's data, before a write's
+    completion (DiskSim's "First reselect overhead"). Zero: the drive never disconnects in
+    a way that costs time."""
+    reselect_other_ms: float | None = None
+    """The reselection that completes a write the drive took with the extra write disconnect
+    (DiskSim's "Other reselect overhead"; ``reselect_ms`` when unset)."""
+    read_disconnect_ms: float = 0.0
+    """A read miss disconnects this long after its command overhead; the drive cannot
+    reselect before (DiskSim's "Read disconnect afterread")."""
+    read_disconnect_after_write_ms: float | None = None
+    """... when the command before was a write (DiskSim's "Read disconnect afterwrite")."""
+    write_disconnect_ms: float = 0.0
+    """A write-through write disconnects this long after its data is in; its completion
+    cannot come before (DiskSim's "Write disconnect overhead")."""
+    random_write_disconnect_ms: float | None = None
+    """... for a write taken with the extra write disconnect (DiskSim's "Extradisc 2nd
+    disconnect overhead"; ``write_disconnect_ms`` when unset)."""
+
+    def read_disconnect(self, after_write: bool) -> float:
+        v = self.read_disconnect_after_write_ms
+        return v if after_write and v is not None else self.read_disconnect_ms
 
     def read_miss(self, after_write: bool) -> float:
         v = self.read_miss_after_write_ms
@@ -139,6 +165,15 @@ class CacheSpec:
     read_ahead_on_hit: bool = False
     """True: a read served wholly from the buffer while the drive is idle starts a
     read-ahead from the segment's end (DiskSim's "Read-ahead on idle hit")."""
+    write_fill_sectors: int = 0
+    """Above 0: the media part of a write starts only once ``min(n, write_fill_sectors)``
+    of its ``n`` sectors are in the buffer, or ``write_fill_large_sectors`` of them when
+    ``n >= write_fill_large_from``: the firmware gathers a batch of data before it lets the
+    head write. DiskSim 4.0 models this for the drives whose extraction found the extra
+    write disconnect (its ``disk_buffer_block_available``: 10 sectors, 15 from 45-sector
+    requests on; the HP C2247)."""
+    write_fill_large_from: int = 0
+    write_fill_large_sectors: int = 0
 
 
 @dataclass(frozen=True)

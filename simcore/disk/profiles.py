@@ -34,10 +34,14 @@ SECTOR_SIZES = (512, 1024, 2048, 4096, 8192, 16384, 32768, 65536)
 _OVERHEADS = {"read_miss_ms", "read_hit_ms", "write_ms", "completion_ms"}
 _OVERHEADS_OPTIONAL = {"read_miss_after_write_ms", "read_hit_after_write_ms",
                        "write_after_read_ms", "write_completion_ms", "random_write_setup_ms",
-                       "random_write_data_ms", "min_write_seek_ms"}
+                       "random_write_data_ms", "min_write_seek_ms", "data_prep_ms",
+                       "reselect_ms", "reselect_other_ms", "read_disconnect_ms",
+                       "read_disconnect_after_write_ms", "write_disconnect_ms",
+                       "random_write_disconnect_ms"}
 _CACHE = {"size_kib", "segments", "read_ahead", "max_read_ahead_kib", "write_back",
           "min_read_ahead_kib", "adaptive", "read_hits_on_write_data",
-          "read_ahead_over_requested", "read_ahead_on_hit"}
+          "read_ahead_over_requested", "read_ahead_on_hit", "write_fill_sectors",
+          "write_fill_large_from", "write_fill_large_sectors"}
 _INTERFACE = {"name", "rate_mb_s", "write_rate_mb_s", "read_watermark"}
 _INITIAL = {"cylinder", "angle"}
 READ_AHEAD_POLICIES = {"none", "track", "cylinder", "segment", "on-arrival", "zero"}
@@ -150,7 +154,16 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
             read_hits_on_write_data=bool(c.get("read_hits_on_write_data", True)),
             read_ahead_over_requested=bool(c.get("read_ahead_over_requested", False)),
             read_ahead_on_hit=bool(c.get("read_ahead_on_hit", False)),
+            write_fill_sectors=v.integer(c, "write_fill_sectors", "firmware.cache", minimum=0,
+                                         default=0),
+            write_fill_large_from=v.integer(c, "write_fill_large_from", "firmware.cache",
+                                            minimum=0, default=0),
+            write_fill_large_sectors=v.integer(c, "write_fill_large_sectors", "firmware.cache",
+                                               minimum=0, default=0),
         )
+        if cache.write_fill_large_from and not cache.write_fill_large_sectors:
+            raise ProfileError(path, "firmware.cache.write_fill_large_sectors",
+                               "is required (at least 1) when write_fill_large_from is set")
     smr = _smr(v, fw["smr"]) if "smr" in fw else None
     cylinders = zones[-1].last_cylinder + 1
     init_cyl = v.integer(init, "cylinder", "initial", minimum=0, default=0)

@@ -61,6 +61,11 @@ SPARING_SCHEMES = {
     10: "spare sectors at the end of each zone, slips to the end of the disk",
 }
 IMPORTED_SPARING = (0, 1, 3, 7, 8, 9, 10)
+WRITE_FILL = (10, 45, 15)
+"""DiskSim 4.0's batch rule for drives with the extra write disconnect (HP C2247): the head
+writes a request's first sector once min(n, 10) of its n sectors are buffered, 15 when
+n >= 45 (``disk_buffer_block_available`` in DiskSim's disk cache; fixed there, not a
+parameter of the model)."""
 READ_AHEAD = {0: "none", 1: "track", 2: "cylinder", 3: "segment", 4: "track"}
 SCHEDULERS = {1: ("FCFS", "fcfs"), 2: ("elevator by LBN", None), 3: ("C-LOOK by LBN", None),
               4: ("SSTF by LBN", "sstf"), 8: ("SPTF", None)}
@@ -92,7 +97,9 @@ _DISK = {"Model", "Scheduler", "Max queue length", "Bulk sector transfer time",
          "Extra write disconnect", "Extradisc command overhead", "Extradisc disconnect overhead",
          "Extradisc inter-disconnect delay", "Extradisc seek delta", "Minimum seek delay",
          "Allow read hits on write data", "Read-ahead over requested", "Read-ahead on idle hit",
-         *_OVERHEADS}
+         "Data preparation overhead", "First reselect overhead", "Other reselect overhead",
+         "Read disconnect afterread", "Read disconnect afterwrite", "Write disconnect overhead",
+         "Extradisc 2nd disconnect overhead", "Immed transfer partial hit", *_OVERHEADS}
 # DiskSim knobs simcore does not model: reported when set to anything but 0.
 _DISK_NOT_MODELLED = {
     "Hold bus entire read xfer", "Hold bus entire write xfer", "Allow almost read hits",
@@ -102,10 +109,7 @@ _DISK_NOT_MODELLED = {
     "Maximum number of write segments", "Use separate write segment", "Low (write) water mark",
     "Minimum read-ahead (blks)", "Read any free blocks",
     "Combine seq writes", "Stop prefetch in sector", "Disconnect write if seek",
-    "Write hit stop prefetch", "Read directly to buffer", "Immed transfer partial hit",
-    "Data preparation overhead", "First reselect overhead", "Other reselect overhead",
-    "Read disconnect afterread", "Read disconnect afterwrite", "Write disconnect overhead",
-    "Extradisc 2nd disconnect overhead",
+    "Write hit stop prefetch", "Read directly to buffer",
 }
 # Knobs with no effect on a drive's timing: never reported.
 _HARMLESS = {"Print stats", "Avg sectors per cylinder", "Calc sector by sector"}
@@ -895,7 +899,8 @@ class _Context:
                 overheads[key] = ms(name)
         if wc != rc:
             overheads["write_completion_ms"] = scale * wc
-        if d.integer("Extra write disconnect", default=0, minimum=0):
+        extra_disc = d.integer("Extra write disconnect", default=0, minimum=0)
+        if extra_disc:
             x = {n: d.number(n, default=0.0, minimum=0.0) for n in (
                 "Extradisc command overhead", "Extradisc seek delta",
                 "Extradisc disconnect overhead", "Extradisc inter-disconnect delay")}
@@ -904,6 +909,45 @@ class _Context:
             overheads["random_write_data_ms"] = scale * (
                 x["Extradisc command overhead"] + x["Extradisc disconnect overhead"]
                 + x["Extradisc inter-disconnect delay"])
+
+        # the drive's bus handshakes: data preparation before every data transfer, and the
+        # disconnect / reselect of a read miss and of a write-through write
+        bus = {key: scale * d.number(name, default=0.0, minimum=0.0) for key, name in (
+            ("data_prep_ms", "Data preparation overhead"),
+            ("reselect_ms", "First reselect overhead"),
+            ("reselect_other_ms", "Other reselect overhead"),
+            ("read_disconnect_ms", "Read disconnect afterread"),
+            ("read_disconnect_after_write_ms", "Read disconnect afterwrite"),
+            ("write_disconnect_ms", "Write disconnect overhead"),
+            ("random_write_disconnect_ms", "Extradisc 2nd disconnect overhead"))}
+        if not d.integer("Immed transfer partial hit", default=1, minimum=0):
+            p = spec.get("Immed transfer partial hit")
+            assert p is not None
+            self.warn(p, "partial read hits are sent at once (as with 'Immed transfer "
+                      "partial hit' = 1), not held to the read water mark")
+        never = d.integer("Never disconnect", default=0, minimum=0)
+        if never and any(bus[k] for k in ("reselect_ms", "reselect_other_ms",
+                                         "read_disconnect_ms",
+                                         "read_disconnect_after_write_ms")):
+            p = spec.get("Never disconnect")
+            assert p is not None
+            self.warn(p, "a drive that never disconnects keeps no reselect or read "
+                      "disconnect overheads here (DiskSim still charges them after a "
+                      "write-through write's data)")
+            for k in ("reselect_ms", "reselect_other_ms", "read_disconnect_ms",
+                      "read_disconnect_after_write_ms"):
+                bus[k] = 0.0
+        if not extra_disc:
+            bus["reselect_other_ms"] = bus["random_write_disconnect_ms"] = 0.0
+        if bus["read_disconnect_after_write_ms"] == bus["read_disconnect_ms"]:
+            bus["read_disconnect_after_write_ms"] = 0.0
+        for key in ("data_prep_ms", "reselect_ms", "read_disconnect_ms", "write_disconnect_ms"):
+            if bus[key]:
+                overheads[key] = bus[key]
+        for key in ("reselect_other_ms", "read_disconnect_after_write_ms",
+                    "random_write_disconnect_ms"):  # kept only where they differ
+            if bus[key]:
+                overheads[key] = bus[key]
 
         min_seek = d.number("Minimum seek delay", default=0.0, minimum=0.0)
         if min_seek:
@@ -943,6 +987,11 @@ class _Context:
             cache["read_ahead_over_requested"] = True
         if enable and contread and d.integer("Read-ahead on idle hit", default=0, minimum=0):
             cache["read_ahead_on_hit"] = True
+        if extra_disc and not d.integer("Never disconnect", default=0, minimum=0):
+            # DiskSim 4.0 lets the head write a request of such a drive only once
+            # min(n, 10) of its n sectors (15 from 45-sector requests on) are buffered
+            cache.update(write_fill_sectors=WRITE_FILL[0], write_fill_large_from=WRITE_FILL[1],
+                         write_fill_large_sectors=WRITE_FILL[2])
         if not enable:
             self.notes.append("DiskSim's buffer is not used as a cache (Enable caching in "
                               "buffer = 0): the cache size is 0.")

@@ -89,7 +89,7 @@ from ..disk.access import HeadState, Mechanism, Plan, PlanPiece, TrackPlan
 from ..disk.profile import DiskProfile
 
 __all__ = ["CLEAN", "FLUSH", "POLICIES", "CacheConfig", "ReadService", "Segment", "SegmentCache",
-           "WriteService", "respect_arrivals"]
+           "WriteService", "fill_before_write", "respect_arrivals"]
 
 CLEAN = 1 << 62  # ``Segment.dirty_from`` of a segment with nothing left to write
 FLUSH = "F"  # a request op: write every dirty sector to the platter (ATA FLUSH CACHE)
@@ -117,6 +117,9 @@ class CacheConfig:
     refill: bool = False
     stream_window: int = 64
     destage: str = "lru"
+    write_fill_sectors: int = 0
+    write_fill_large_from: int = 0
+    write_fill_large_sectors: int = 0
 
     def __post_init__(self):
         if not self.size_kib > 0:
@@ -137,6 +140,12 @@ class CacheConfig:
         if self.destage not in DESTAGE:
             raise ValueError(f"CacheConfig.destage '{self.destage}' is not a destage order; "
                              f"use one of {', '.join(DESTAGE)}")
+        if min(self.write_fill_sectors, self.write_fill_large_from,
+               self.write_fill_large_sectors) < 0:
+            raise ValueError("CacheConfig.write_fill_* must be at least 0")
+        if self.write_fill_large_from and self.write_fill_large_sectors < 1:
+            raise ValueError("CacheConfig.write_fill_large_sectors must be at least 1 when "
+                             "write_fill_large_from is set")
         if self.max_segments < 1 or self.stream_window < 1:
             raise ValueError("CacheConfig.max_segments and stream_window must be at least 1")
 
@@ -153,7 +162,10 @@ class CacheConfig:
                    min_read_ahead_kib=c.min_read_ahead_kib, adaptive=c.adaptive,
                    read_hits_on_write_data=c.read_hits_on_write_data,
                    read_ahead_over_requested=c.read_ahead_over_requested,
-                   read_ahead_on_hit=c.read_ahead_on_hit)
+                   read_ahead_on_hit=c.read_ahead_on_hit,
+                   write_fill_sectors=c.write_fill_sectors,
+                   write_fill_large_from=c.write_fill_large_from,
+                   write_fill_large_sectors=c.write_fill_large_sectors)
         return replace(base, **overrides) if overrides else base
 
     @classmethod
@@ -330,6 +342,17 @@ def respect_arrivals(plan: Plan, arrive_ms: np.ndarray, rev_ms: float) -> np.nda
                 plan.pieces[i] = p._replace(end_ms=p.end_ms + revs * rev_ms)
         k = j + 1
     return done
+
+
+def fill_before_write(arrive_ms: np.ndarray, fill: int) -> np.ndarray:
+    """The media may write a request's first sector only once ``fill`` of its sectors are
+    buffered: no sector is ready before the ``fill``-th one has arrived (``fill`` <= 1 changes
+    nothing). See ``CacheSpec.write_fill_sectors`` (DiskSim's rule for drives with the extra
+    write disconnect)."""
+    if fill <= 1 or len(arrive_ms) == 0:
+        return arrive_ms
+    k = min(fill, len(arrive_ms)) - 1
+    return np.maximum(arrive_ms, arrive_ms[k])
 
 
 class SegmentCache:
@@ -621,10 +644,11 @@ class SegmentCache:
         return best
 
     def read(self, lba: int, sectors: int, now: float, ready_ms: float,
-             head: HeadState, found: tuple[str, Segment | None, int] | None = None
-             ) -> ReadService:
-        """Serve a read arriving at ``now``; data can leave the buffer from ``ready_ms``.
-
+             head: HeadState, found: tuple[str, Segment | None, int] | None = None,
+             data_ms: float | None = None) -> ReadService:
+        """Serve a read arriving at ``now``; data can leave the buffer from ``ready_ms``, and
+        the media may start then. ``data_ms``: when the already buffered head of a partial
+        hit may leave instead (the drive's read hit set-up; default ``ready_ms``).
         ``found``: what :meth:`find` said for this read at ``now``, nothing having
         changed since (used unless writes must first reach the platter)."""
         self._note_stream(lba, sectors)
@@ -684,7 +708,7 @@ class SegmentCache:
             seek, rot, xfer = 0.0 + plan.move_ms, 0.0 + plan.rotation_ms, 0.0 + plan.transfer_ms
         if hit:
             ready = np.empty(sectors)
-            ready[:hit] = ready_ms
+            ready[:hit] = ready_ms if data_ms is None else data_ms
             ready[hit:] = done
         else:  # all from the media (the plan's own times: nobody writes either)
             ready = done
@@ -731,6 +755,14 @@ class SegmentCache:
             self._start_read_ahead(svc.segment, svc.segment.end, media_end_ms, head)
 
     # -- writes ---------------------------------------------------------------
+    def _write_fill(self, sectors: int) -> int:
+        c = self.config
+        if c.write_fill_sectors <= 0:
+            return 0
+        if c.write_fill_large_from and sectors >= c.write_fill_large_from:
+            return min(sectors, c.write_fill_large_sectors)
+        return min(sectors, c.write_fill_sectors)
+
     def _write_segment(self, lba: int) -> Segment | None:
         for seg in self.segments:
             if seg.dirty and seg.start <= lba <= seg.end and lba >= seg.dirty_from:
@@ -766,7 +798,9 @@ class SegmentCache:
         self.stats["writes"] += 1
         self._tick += 1
         arrive_ms = np.asarray(arrive_ms, dtype=float)
+        fill = self._write_fill(sectors)
         if not self.config.write_back or fua:
+            arrive_ms = fill_before_write(arrive_ms, fill)
             t0 = now
             if fua:
                 self.stats["fua_writes"] += 1
@@ -793,6 +827,9 @@ class SegmentCache:
             seg = self._allocate(now, head)
             seg.start = seg.end = seg.dirty_from = seg.arrive0 = lba
             seg.written = True
+            # a fresh segment: the batch rule counts this request's own data (appended data
+            # follows sectors already buffered)
+            arrive_ms = fill_before_write(arrive_ms, fill)
         seg.arrive = np.concatenate([seg.arrive, arrive_ms])
         seg.end = lba + sectors
         seg.start = max(seg.start, min(seg.dirty_from, seg.end - self.cap))

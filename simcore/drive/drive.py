@@ -19,7 +19,6 @@ takes one completion interrupt.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -573,11 +572,14 @@ class Drive:
         op = req.op
         n = req.sectors
         if op == WRITE:
-            ov = data_ov = self._ov.write(self._after_write)
-            if (self._ov.random_write_setup_ms is not None and self._after_write
-                    and req.lba != self.last_lba):
-                ov = self._ov.random_write_setup_ms
-                data_ov = self._ov.random_write_data_ms or ov
+            o = self._ov
+            ov = data_ov = o.write(self._after_write)
+            extra = (o.random_write_setup_ms is not None and self._after_write
+                     and req.lba != self.last_lba)
+            if extra:
+                ov = o.random_write_setup_ms
+                data_ov = (o.random_write_data_ms or ov) + o.reselect_ms
+            data_ov += o.data_prep_ms
             fua = req.fua
             space = cache.write_space(req.lba, n, t, fua=fua)
             if data_ov:
@@ -593,9 +595,17 @@ class Drive:
                 steps.append(now)
             self.channel.data_ms += n * b
             svc = cache.write(req.lba, n, arrive, t + ov, head, fua=fua)
-            if svc.media_end_ms is not None and svc.media_end_ms > now:
-                now = now + (svc.media_end_ms - now)
-                steps.append(now)
+            if svc.media_end_ms is not None:  # write-through: disconnect, reselect
+                disc = o.write_disconnect_ms
+                resel = o.reselect_ms
+                if extra:
+                    disc = o.write_disconnect_ms if o.random_write_disconnect_ms is None \
+                        else o.random_write_disconnect_ms
+                    resel = o.reselect_ms if o.reselect_other_ms is None else o.reselect_other_ms
+                end = max(svc.media_end_ms, float(arrive[-1]) + disc if n else 0.0) + resel
+                if end > now:
+                    now = now + (end - now)
+                    steps.append(now)
             self.interrupts += 1
             if svc.media_end_ms is None:
                 overhead, seek, rot, xfer, hit = ov, 0.0, 0.0, 0.0, True
@@ -613,17 +623,22 @@ class Drive:
             found = cache.find(req.lba, n, t)
             kind = found[0]
             hit = kind == "hit" or kind == "stream"
-            ov = self._read_ov[hit][self._after_write]
-            svc = cache.read(req.lba, n, t, t + ov, head, found)
+            aw = self._after_write
+            ov = self._read_ov[hit][aw]
+            o = self._ov
+            # _serve_read: a partial hit's buffered head goes after the read hit set-up
+            data = t + o.read_hit(aw) + o.data_prep_ms if kind == "partial" else None
+            svc = cache.read(req.lba, n, t, t + ov, head, found, data_ms=data)
+            start_ms = self._read_data_start(svc, t + ov, aw) if data is None else data
             # _dma_burst
             b = self._bus_ms
             times = svc.ready_ms.tolist()
-            s = now
+            s = now if now > start_ms else start_ms
             for j, r in enumerate(times):
                 v = r - float(j) * b
                 if v > s:
                     s = v
-            mark = min(n, math.ceil(self._watermark * n - 1e-9))
+            mark = self._read_mark(n) if self._watermark and svc.kind == "miss" else 0
             if mark > 0 and times[mark - 1] > s:
                 s = times[mark - 1]
             if s > now:
@@ -686,15 +701,23 @@ class Drive:
         found = cache.find(req.lba, n, t)
         kind = found[0]
         aw = self._after_write
-        ov = self._ov.read_hit(aw) if kind in ("hit", "stream") else self._ov.read_miss(aw)
-        svc = cache.read(req.lba, n, t, t + ov, self.head, found)
+        o = self._ov
+        ov = o.read_hit(aw) if kind in ("hit", "stream") else o.read_miss(aw)
+        # a partial hit's buffered head goes after the read hit set-up, while the media part
+        # waits for the miss set-up (DiskSim with "Immed transfer partial hit")
+        data = t + o.read_hit(aw) + o.data_prep_ms if kind == "partial" else None
+        svc = cache.read(req.lba, n, t, t + ov, self.head, found, data_ms=data)
         self._trace_plan(svc.plan)
+        start = self._read_data_start(svc, t + ov, aw) if data is None else data
+        # only a miss waits for the read water mark: the drive disconnected and reconnects
+        # once that much is in; a hit of any kind keeps the bus and sends what is there
+        mark = svc.kind == "miss"
         if port.is_pio:
             _, ready = yield from self._pio_in(req, svc.ready_ms)
         elif port.hold == "transfer" and req.sectors <= cache.cap:
-            _, ready = yield from self._dma_burst(svc.ready_ms)
+            _, ready = yield from self._dma_burst(svc.ready_ms, start, mark)
         else:
-            _, ready = yield from self._dma_in(req, svc.ready_ms)
+            _, ready = yield from self._dma_in(req, svc.ready_ms, start, mark)
         # the media part ended with the last sector (later if the ring made it lose turns)
         media_end = svc.media_end_ms + float(ready[-1] - svc.ready_ms[-1])
         cache.read_done(svc, media_end, self.head)
@@ -705,6 +728,32 @@ class Drive:
             yield from self._irq(req)
         extra = media_end - svc.media_end_ms  # revolutions lost to a full segment
         return ov, svc.seek_ms, svc.rotation_ms + extra, svc.transfer_ms, kind in ("hit", "stream")
+
+    def _read_mark(self, n: int) -> int:
+        """Sectors of an ``n``-sector read miss that must be in the buffer before its data
+        goes: DiskSim's read water mark, ``max(1, int(min(segment, n) * mark))`` (whole
+        sectors, rounded down; ``disksim_diskcache.c``)."""
+        return max(1, min(n, int(min(self.cache.cap, n) * self.profile.read_watermark + 1e-9)))
+
+    def _read_data_start(self, svc, set_up: float, after_write: bool) -> float:
+        """The earliest time a read's data may start to cross the bus (DiskSim's disk
+        controller, CMU-PDL-08-101 §4.2 and ``disksim_diskctlr.c``).
+
+        Data follows the drive's data preparation overhead. On a miss the drive disconnects
+        once its command overhead and its read disconnect overhead are over, and reselects
+        the host when the read water mark's worth of the request is in the buffer (at least
+        one sector): the first reselect overhead, then the data preparation. With those
+        overheads zero (most drives) this is the set-up time itself.
+        """
+        o = self._ov
+        start = set_up
+        if svc.kind == "miss" and (o.reselect_ms or o.read_disconnect_ms
+                                   or o.read_disconnect_after_write_ms):
+            n = len(svc.ready_ms)
+            mark = self._read_mark(n)
+            start = max(set_up + o.read_disconnect(after_write),
+                        float(svc.ready_ms[mark - 1])) + o.reselect_ms
+        return start + o.data_prep_ms
 
     def _irq(self, req: Request):
         us = self.port.completion_us()
@@ -739,11 +788,12 @@ class Drive:
         np.maximum.accumulate(ready, out=ready)
         return True
 
-    def _dma_in(self, req: Request, ready: np.ndarray):
+    def _dma_in(self, req: Request, ready: np.ndarray, start_ms: float = 0.0,
+                watermark: bool = True):
         env, chan, b = self.env, self.channel, self._bus_ms
         n = len(ready)
         if self.port.hold == "transfer" and n <= self.cache.cap:
-            return (yield from self._dma_burst(ready))
+            return (yield from self._dma_burst(ready, start_ms, watermark))
         ready = ready.copy()
         idx = np.arange(n, dtype=float)
         if self.port.hold == "transfer":
@@ -753,14 +803,15 @@ class Drive:
             piece = n if n <= cap else max(1, cap // 2)
             drained = np.empty(n)
             # DiskSim's read water mark: reconnect once this much of the request is buffered
-            mark = min(n, piece, int(np.ceil(self.profile.read_watermark * n - 1e-9)))
+            mark = (min(piece, self._read_mark(n))
+                    if self.profile.read_watermark and watermark else 0)
             k = 0
             while k < n:
                 end = min(n, k + piece)
                 sub = np.arange(end - k, dtype=float)
                 s = max(env.now, float(np.max(ready[k:end] - sub * b)))
-                if k == 0 and mark > 0:
-                    s = max(s, float(ready[mark - 1]))
+                if k == 0:
+                    s = max(s, start_ms, float(ready[mark - 1]) if mark > 0 else s)
                 if s > env.now:
                     yield env.timeout(s - env.now)
                 with chan.request() as r:
@@ -774,7 +825,7 @@ class Drive:
                 k = end
                 self._ring_stall(ready, drained, k)
             return drained, ready
-        t0 = env.now
+        t0 = max(env.now, start_ms)
         while True:
             drained = (idx + 1) * b + np.maximum(t0, np.maximum.accumulate(ready - idx * b))
             if not self._ring_stall(ready, drained, n):
@@ -786,7 +837,7 @@ class Drive:
         self._note("bus", max(t0, float(ready[0]) - b), end)
         return drained, ready
 
-    def _dma_burst(self, ready: np.ndarray):
+    def _dma_burst(self, ready: np.ndarray, start_ms: float = 0.0, watermark: bool = True):
         """:meth:`_dma_in` for a read that fits its segment, on a bus held per transfer: one
         burst, nothing for the ring to stall, the same arithmetic on Python floats (the
         sectors' times as the loop above computes them). Returns ``(None, ready)``: no
@@ -794,12 +845,12 @@ class Drive:
         env, chan, b = self.env, self.channel, self._bus_ms
         n = len(ready)
         times = ready.tolist()
-        s = env.now
+        s = env.now if env.now > start_ms else start_ms
         for i, r in enumerate(times):
             v = r - float(i) * b
             if v > s:
                 s = v
-        mark = min(n, math.ceil(self.profile.read_watermark * n - 1e-9))
+        mark = self._read_mark(n) if self.profile.read_watermark and watermark else 0
         if mark > 0 and times[mark - 1] > s:
             s = times[mark - 1]
         if s > env.now:
@@ -873,13 +924,17 @@ class Drive:
     def _serve_write(self, req: Request, t: float):
         cache, port, env = self.cache, self.port, self.env
         n = req.sectors
-        ov = data_ov = self._ov.write(self._after_write)
-        if (self._ov.random_write_setup_ms is not None and self._after_write
-                and req.lba != self.last_lba):
+        o = self._ov
+        ov = data_ov = o.write(self._after_write)
+        extra = (o.random_write_setup_ms is not None and self._after_write
+                 and req.lba != self.last_lba)
+        if extra:
             # a write that does not continue the write before: the drive disconnects and
-            # comes back for the data (DiskSim's extra write disconnect, seen on HP drives)
-            ov = self._ov.random_write_setup_ms
-            data_ov = self._ov.random_write_data_ms or ov
+            # comes back for the data (DiskSim's extra write disconnect, seen on HP drives),
+            # reselecting the host first
+            ov = o.random_write_setup_ms
+            data_ov = (o.random_write_data_ms or ov) + o.reselect_ms
+        data_ov += o.data_prep_ms
         fua = req.fua
         space = cache.write_space(req.lba, n, t, fua=fua)
         if data_ov:
@@ -893,8 +948,18 @@ class Drive:
         svc = cache.write(req.lba, n, arrive, t + ov, self.head, fua=fua)
         if svc.media_end_ms is not None:
             self._trace_write(svc, arrive)
-            if svc.media_end_ms > env.now:
-                yield env.timeout(svc.media_end_ms - env.now)
+            # a write-through write: with its data in, the drive disconnects; once the data
+            # is on the platter it reselects the host to report (DiskSim's write disconnect
+            # and reselect overheads; zero for most drives)
+            disc = o.write_disconnect_ms
+            resel = o.reselect_ms
+            if extra:
+                disc = o.write_disconnect_ms if o.random_write_disconnect_ms is None \
+                    else o.random_write_disconnect_ms
+                resel = o.reselect_ms if o.reselect_other_ms is None else o.reselect_other_ms
+            end = max(svc.media_end_ms, float(arrive[-1]) + disc if n else 0.0) + resel
+            if end > env.now:
+                yield env.timeout(end - env.now)
         elif self.trace is not None and cache.stream is not None:
             s = cache.stream
             self._note("destage", float(s.done[0]) - s.pieces[0].sector_ms, s.end_ms)

@@ -33,6 +33,11 @@ copy-free one.
 Reproduction targets: :data:`TARGETS`, note 003 §6 (orderings and shapes; the
 thesis's absolute numbers are shown beside ours but are not targets).
 
+Full mode replays 125 points of about two-thirds of a million requests each (about 2.5
+CPU-hours), so its rows are archived (``ARCHIVED``, :mod:`.archive`): the book assembles the
+result from ``data/results/placement-full-s0.json`` with today's code, and a test replays a
+sample of the points and requires the archived rows bit for bit.
+
 Quick mode (the tests): 2-minute windows, two measured, two replicates, fewer
 spacings (users check mail every 2-2.7 minutes, and there are 7.5 times fewer
 of them, so the rates stay).
@@ -146,7 +151,9 @@ TARGETS = (
        known_deviation=_SINGLE_LOSES),
     _p("derived.database_ALIZ_peak_inside",
        "database: ALIZ against spacing is non-monotonic (best at neither end)", True, holds(),
-       "Table 3.3", 460, "ALIZ's improvement versus separation is non-monotonic", units=""),
+       "Table 3.3", 460, "ALIZ's improvement versus separation is non-monotonic", units="",
+       known_deviation=("the simulated curve is best at its largest spacing, so its peak is at "
+                        "an end: see ALIZ's best spacing")),
     _p("derived.database_ALIZ_best_spacing", "database: ALIZ's best spacing (sectors)", 50_000,
        between(50_000, 100_000), "Table 3.3", 460, "with a peak near 50k sectors",
        note_bound=None, tolerance_reason=_NEAR_50K, units="sectors",
@@ -481,6 +488,19 @@ def _point(workload_name: str, key: str, spacing: int | None, quick: bool, seed:
     out.update(workload=workload_name, key=key, spacing=spacing, replicate=replicate,
                copy=copy is not None)
     return out
+
+
+#: the full run's rows live in data/results (see :mod:`.archive`): too long for every build
+ARCHIVED = True
+#: one point of the sweep (the keyword arguments :func:`points` lists)
+run_point = _point
+#: the archived points the test suite replays in full (about a minute each): the IDE path
+#: with idle-time copying on the database trace, and a multi-zone layout on the email trace
+ARCHIVE_SAMPLE = (
+    {"workload_name": "database", "key": "FREQZ", "spacing": 50_000, "replicate": 0,
+     "copy": COPY_SPEC},
+    {"workload_name": "email", "key": "ALIZ", "spacing": 100_000, "replicate": 3},
+)
 
 
 #: the confidence level of every interval the experiment reports

@@ -7,7 +7,8 @@ its experiment through :func:`get`, and ``tests/test_results_cache.py`` reads th
 
 A result is stored as ``<dir>/<name>-<full|quick>-s<seed>-<key>.json`` where ``key`` hashes the
 experiment's name, mode and seed, every ``.py`` file of :mod:`simcore` and every file under
-``data/disks`` (the profiles the experiments load), and the Python and NumPy versions. Any
+``data/disks`` (the profiles the experiments load), every archived full run under
+``data/results`` (:mod:`.archive`), and the Python and NumPy versions. Any
 change to the simulator or a profile gives a new key, so a stale result is never read; old
 files are simply left behind (``_build`` is disposable). The directory is ``$DISKLAB_RESULTS``
 if set, else ``_build/results`` in the repository.
@@ -25,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from . import archive, names
 from . import get as get_experiment
-from . import names
 
 PACKAGE = Path(__file__).resolve().parent.parent
 REPO = PACKAGE.parent
@@ -34,7 +35,8 @@ REPO = PACKAGE.parent
 
 @lru_cache(maxsize=1)
 def code_hash() -> str:
-    """SHA-256 over simcore's Python sources and the disk profiles (name and content)."""
+    """SHA-256 over simcore's Python sources, the disk profiles and the archived full runs
+    (name and content)."""
     from ..disk.profiles import disk_dir
 
     h = hashlib.sha256()
@@ -42,6 +44,8 @@ def code_hash() -> str:
              if "__pycache__" not in p.parts]
     if disk_dir().is_dir():
         files += [(f"disks/{p.name}", p) for p in sorted(disk_dir().glob("*.toml"))]
+    if archive.archive_dir().is_dir():
+        files += [(f"results/{p.name}", p) for p in sorted(archive.archive_dir().glob("*.json"))]
     for name, p in files:
         h.update(name.encode())
         h.update(b"\0")
@@ -101,7 +105,15 @@ def get(name: str, quick: bool = False, seed: int = 0) -> dict:
     cached = load(name, quick, seed)
     if cached is not None:
         return cached
-    result = get_experiment(name).reproduce(quick=quick, seed=seed)
+    result = None
+    if not quick and archive.is_archived(name):
+        result = archive.assemble(name, seed)
+        if result is None:
+            print(f"{name}: no current archive of its full run ({archive.path(name, seed)}); "
+                  "running it in full, which takes hours: python -m simcore results archive "
+                  f"{name} keeps it", file=sys.stderr)
+    if result is None:
+        result = get_experiment(name).reproduce(quick=quick, seed=seed)
     store(name, result, quick, seed)
     return json.loads(path(name, quick, seed).read_text())
 
