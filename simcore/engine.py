@@ -113,8 +113,8 @@ def run(disk: Disk | Stack, workload: Any, scheduler: Any = None,
     until: Any = until_ms
     if isinstance(workload, OpenWorkload):
         _check_requests(workload.requests, capacity, workload.name)
-        if until is None and type(top) is Drive and top.cache is None and top.port is None:
-            # a lone drive on its fast path: the same steps without the event loop
+        if until is None and type(top) is Drive and top.serves_open(workload.requests):
+            # a lone drive: the same steps without the event loop
             with few_collections():
                 last = top.serve_open(workload.requests)
             until = env.timeout(last)  # the clock ends where SimPy's would

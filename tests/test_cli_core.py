@@ -76,3 +76,6 @@ def test_bench_quick_json_reports_rates():
     assert first["scenario"].startswith("random-4k-fcfs-atlas10k")
     assert first["requests"] == 20000 and first["requests_per_s"] > 0
     assert 0.5 < first["utilization"] < 0.7
+    second = report["scenarios"][1]  # the same requests through the drive's firmware
+    assert second["requests"] == 20000 and second["cpu_s"] > 0
+    assert report["firmware_over_fast_path_cpu"] == second["cpu_s"] / first["cpu_s"]

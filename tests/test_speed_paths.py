@@ -108,3 +108,136 @@ def test_track_end_is_the_first_pieces_end(disk):
         spt = lay.sectors_per_track(lay.zone_of(lba))
         piece = lay.first_piece(lba, min(lay.capacity - lba, spt))
         assert lay.track_end(lba) == lba + piece.count
+
+
+# -- the buffered drive (segmented cache and interface) without the event loop ---------------
+
+def _buffered_requests(kind: str, cap: int) -> list[Request]:
+    if kind == "random":  # misses: each read-ahead stopped by the next command or ended
+        return random_open(cap, 700, 110.0, 4, read_fraction=0.7, seed=11).requests
+    if kind == "sequential":  # read-ahead hits and stream hits, on a grid (ties)
+        return [Request(i, float(i // 3) * 0.5, READ, 64 + 8 * i, 8) for i in range(600)]
+    if kind == "writes":  # write-back: buffered writes, destaging while idle, reads between
+        return [Request(i, i * 2.0, WRITE if i % 3 else READ, ((i // 3) * 24) % (cap - 8), 8)
+                for i in range(600)]
+    # three at a time every 7 ms: reads, writes, FLUSH now and then (ties everywhere)
+    return _ties(cap)
+
+
+@pytest.mark.parametrize("disk", ["atlas10k", "hpc2247", "ultrastar18es"])
+@pytest.mark.parametrize("kind", ["random", "sequential", "writes", "ties"])
+@pytest.mark.parametrize("sched", ["fcfs", "sptf"])
+def test_buffered_serve_open_matches_the_event_loop(disk, kind, sched):
+    from simcore.drive.cache import CacheConfig
+
+    mech = Mechanism(load_disk(disk))
+    cap = mech.layout.capacity
+    wl = OpenWorkload(_buffered_requests(kind, cap), name=kind)
+    cache = CacheConfig.from_profile(mech.profile, write_back=True)
+    stk = stack(mech, scheduler=sched, cache=cache)
+    res = run(stk, wl)
+    drive = res.meta["built"].drives[0]
+    assert drive._open_served  # the engine took the event-free path
+    built = start(stk)
+    env = built.env
+    env.process(_feed_open(env, built.top, wl.requests))
+    env.run()
+    other = built.drives[0]
+    assert not other._open_served
+    assert [tuple(r) for r in res.records] == [tuple(r) for r in built.completed]
+    assert [type(r.start_ms) for r in res.records] == [type(r.start_ms) for r in built.completed]
+    assert res.busy_ms == built.busy_ms and res.meta["end_ms"] == env.now
+    assert drive.cache.stats == other.cache.stats and drive.interrupts == other.interrupts
+    assert drive.channel.data_ms == other.channel.data_ms
+    if kind == "sequential":  # the case is what it says: read-ahead served most reads
+        assert drive.cache.stats["hits"] + drive.cache.stats["stream_hits"] > 300
+
+
+def test_buffered_serve_open_declines_what_it_does_not_model(atlas):
+    from simcore.drive.interface import Port
+
+    wl = random_open(atlas.layout.capacity, 50, 50.0, 4, seed=1)
+    for stk in (stack(atlas, interface="pio4"), stack(atlas, interface=Port.of("udma2")),
+                stack(atlas, trace=[])):
+        built = start(stk)
+        assert not built.top.serves_open(wl.requests)
+    big = OpenWorkload([Request(0, 0.0, READ, 0, 4096)], name="big")  # beyond a segment
+    assert not start(stack(atlas)).top.serves_open(big.requests)
+    assert start(stack(atlas)).top.serves_open(wl.requests)
+
+
+@pytest.mark.parametrize("disk", ["atlas10k", "hpc2247", "ultrastar18es", "toy"])
+def test_track_plan_is_the_plan(disk):
+    from simcore.disk.access import HeadState
+
+    mech = Mechanism(load_disk(disk))
+    lay = mech.layout
+    rng = np.random.default_rng(4)
+    checked = 0
+    for _ in range(400):
+        lba = int(rng.integers(0, lay.capacity))
+        n = int(rng.integers(1, 64))
+        n = min(n, lay.track_end(lba) - lba)
+        head = HeadState(int(rng.integers(0, lay.cylinders)), int(rng.integers(0, lay.surfaces)))
+        start_ms = float(rng.uniform(0, 1000))
+        is_write = bool(rng.integers(0, 2))
+        tp = mech.track_plan(lba, n, is_write, start_ms, head)
+        plan = mech.plan(lba, n, is_write, start_ms, head)
+        assert tp is not None
+        full = tp.plan()
+        assert np.array_equal(full.done_ms, plan.done_ms)
+        assert full[1:] == plan[1:]
+        assert [tp.time_of(k) for k in range(n)] == plan.done_ms.tolist()
+        # done_by: the count np.searchsorted gives, at the sector times and between them
+        probes = [*plan.done_ms.tolist(), *(plan.done_ms - 1e-9).tolist(),
+                  start_ms, plan.end_ms + 1.0, float(plan.done_ms[0]) - 5.0]
+        for t in probes:
+            assert tp.done_by(t) == int(np.searchsorted(plan.done_ms, t, side="right"))
+        checked += tp.wrap >= 0
+    assert mech.track_plan(0, lay.track_end(0) + 1, False, 0.0, HeadState()) is None
+    if disk == "atlas10k":  # zero-latency reads land inside the run: the wrapped case ran
+        assert checked > 20
+
+
+@pytest.mark.parametrize("disk", ["atlas10k", "hpc2247", "ultrastar18es", "hc310_512e"])
+def test_straight_tracks_give_the_walked_pieces(disk):
+    # a zone's regular tracks take the simple-zone shortcut, and the last straight track is
+    # kept; without either (irregular = None walks every track as a zone with slips does)
+    # the pieces must be the same
+    prof = load_disk(disk)
+    fast, walk = Layout(prof), Layout(prof)
+    for zm in walk._zones:
+        zm.irregular = None
+    rng = np.random.default_rng(8)
+    lbas = [0, fast.capacity - 1, *map(int, rng.integers(0, fast.capacity, 3000))]
+    for zm in fast._zones:  # around every slip and the zones' ends
+        for s in zm.slips[:20]:
+            rel = zm.rel_of_slot(s + 1)
+            if rel is not None:
+                lbas += [zm.first_lba + rel - 1, zm.first_lba + rel]
+        lbas += [zm.first_lba, zm.first_lba + zm.lba_count - 1]
+    none = (0, 0, 0, 0, 0, 1)
+    for lba in lbas:
+        # then a few more on the same track: answered from the last straight track kept
+        for x in (lba, *(lba + int(d) for d in rng.integers(0, 400, 3))):
+            if x >= fast.capacity:
+                continue
+            n = min(int(rng.integers(1, 700)), fast.capacity - x)
+            walk._track = none  # the walk never uses it
+            want = walk.pieces(x, n)
+            walk._track = none
+            assert fast.pieces(x, n) == want
+            assert fast.track_end(x) == walk.track_end(x)
+
+
+def test_buffered_serve_open_with_firmware_events(atlas):
+    ev = FirmwareEvents(recovered_per_bit=1e-6, recal_interval_ms=2000.0, scan_idle_ms=20.0,
+                        seed=3)
+    stk = stack(atlas, events=ev)
+    wl = random_open(atlas.layout.capacity, 600, 100.0, 4, read_fraction=0.7, seed=5)
+    res = run(stk, wl)
+    assert res.meta["built"].drives[0]._open_served
+    recs, busy, end = _by_simpy(stk, wl.requests)
+    assert [tuple(r) for r in res.records] == [tuple(r) for r in recs]
+    assert res.busy_ms == busy and res.meta["end_ms"] == end
+    assert any(r.overhead_ms > 1.0 for r in res.records)  # some events did happen

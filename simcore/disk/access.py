@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .layout import SECTOR_BYTES, Layout
+from .layout import SECTOR_BYTES, Layout, TrackPiece
 from .mechanics import SeekCurve, seek_for
 from .profile import DiskProfile
 from .sectors import SectorFormat
@@ -74,6 +74,84 @@ class Plan(NamedTuple):
     end_ms: float
     cylinder: int
     surface: int
+
+
+_ONES = np.arange(1, 1025, dtype=float)  # 1, 2, 3, ...: sector numbers for the times
+
+
+def _ones(n: int) -> np.ndarray:
+    """1.0, 2.0, ..., n (a view of a kept array: never write to it)."""
+    global _ONES
+    if n > len(_ONES):
+        _ONES = np.arange(1, 2 * n + 1, dtype=float)
+    return _ONES[:n]
+
+
+class TrackPlan(NamedTuple):
+    """One track's part of a :class:`Plan`, as the numbers its sector times follow from.
+
+    In order (``wrap`` is -1), sector ``k`` is done at ``base_ms + (k + 1) * sector_ms``;
+    a zero-latency read that landed inside its run reads the run's tail first: then the
+    first ``wrap`` sectors are done at ``base_ms + (k + 1) * sector_ms`` and the rest,
+    read before them, are handed out with the last of those (``base_ms + wrap *
+    sector_ms``). :meth:`times` gives the array :meth:`Mechanism.plan` puts in
+    ``done_ms``, :meth:`done_by` what ``np.searchsorted(done_ms, t, "right")`` gives,
+    without the array; :meth:`plan` the whole :class:`Plan`, the same to the bit.
+    """
+
+    count: int
+    move_start_ms: float
+    move_end_ms: float
+    end_ms: float
+    cylinder: int
+    surface: int
+    sector_ms: float
+    base_ms: float
+    wrap: int
+    move_ms: float
+    rotation_ms: float
+    transfer_ms: float
+
+    def time_of(self, k: int) -> float:
+        """When sector ``k`` (0-based, in LBA order) is done."""
+        w = self.wrap
+        if w < 0 or k < w:
+            return self.base_ms + (k + 1) * self.sector_ms
+        return self.base_ms + w * self.sector_ms
+
+    def times(self) -> np.ndarray:
+        n, w, step, base = self.count, self.wrap, self.sector_ms, self.base_ms
+        if w < 0:
+            times = _ones(n) * step
+            times += base
+            return times
+        done = np.empty(n)
+        done[:w] = base + _ones(w) * step
+        done[w:] = base + w * step
+        return done
+
+    def done_by(self, t: float) -> int:
+        """How many sectors are done at ``t`` (their times ``<= t``)."""
+        n, w, step, base = self.count, self.wrap, self.sector_ms, self.base_ms
+        if w >= 0:
+            if t >= base + w * step:
+                return n
+            n = w
+        if n <= 0:
+            return 0
+        q = (t - base) / step
+        j = 0 if q < 0 else (n if q > n else int(q))
+        while j < n and base + (j + 1) * step <= t:  # the times rise with k: settle on
+            j += 1  # the count exactly as the times are computed
+        while j > 0 and base + j * step > t:
+            j -= 1
+        return j
+
+    def plan(self) -> Plan:
+        piece = PlanPiece(0, self.move_start_ms, self.move_end_ms, self.end_ms, self.cylinder,
+                          self.surface, self.sector_ms)
+        return Plan(self.times(), [piece], 0.0 + self.move_ms, 0.0 + self.rotation_ms,
+                    0.0 + self.transfer_ms, self.end_ms, self.cylinder, self.surface)
 
 
 class HeadState:
@@ -224,72 +302,96 @@ class Mechanism:
         full revolution counts as none, so rounding never costs a revolution.
         ``min_move_ms`` is the least time before the first sector may be reached
         (the firmware's minimum seek delay; see ``Overheads.min_write_seek_ms``).
+        Each track's part is a :class:`TrackPlan` (:meth:`track_plan`).
         """
         if self._fmt is not None:
             self._fmt.check(lba, sectors, self.profile.id)
             if is_write and not self._fmt.is_aligned(lba, sectors):
                 return self._rmw_plan(lba, sectors, start_ms, head, zero_latency)
-        rev = self.rev_ms
         if zero_latency is None:
             zero_latency = self.zl_write if is_write else self.zl_read
+        track_pieces = self.layout.pieces(lba, sectors)
+        if len(track_pieces) == 1:
+            return self._track(track_pieces[0], start_ms, head.cylinder, head.surface,
+                               is_write, zero_latency, min_move_ms).plan()
         t = start_ms
         cyl, surface = head.cylinder, head.surface
         seek_total = rot_total = xfer_total = 0.0
-        track_pieces = self.layout.pieces(lba, sectors)
-        one = len(track_pieces) == 1  # one track: its times are the plan's (no copy)
-        done = None if one else np.empty(sectors)
+        done = np.empty(sectors)
         pieces: list[PlanPiece] = []
         k = 0
         for piece in track_pieces:
-            move = self.move_ms(cyl, surface, piece.cylinder, piece.surface, is_write)
-            if min_move_ms and k == 0 and move < min_move_ms:
-                move = min_move_ms
-            move_start = t
-            t += move
-            seek_total += move
-            cyl, surface = piece.cylinder, piece.surface
-            spt = piece.sectors_per_track
-            st = rev / spt
-            pos = ((self.phase0 + t / rev) % 1.0) * spt
-            first, span, count = piece.first_sector, piece.span, piece.count
-            step = st * span / count  # slipped sectors inside the piece spread evenly
-            idx = np.arange(1, count + 1, dtype=float)
-            off = 0
-            if zero_latency:  # start at the next sector boundary, whichever sector it is
-                boundary = math.ceil(pos - 1e-6)
-                wait = max(0.0, boundary - pos) * st
-                off = (boundary % spt - first) % spt
-                if not 0 < off < span:
-                    off = 0
-                    wait += ((first - boundary) % spt) * st
-            else:
-                r = (first - pos) % spt
-                wait = (0.0 if r > spt - 1e-6 else r) * st
-            if off:  # landed inside the run: read its tail first, then wrap to its head
-                elapsed = wait + spt * st
-                t_run = t + wait + (spt - off) * st  # when the run's first sector comes round
-                n_head = min(count, round(off * count / span))
-                if one:
-                    done = np.empty(sectors)
-                done[k:k + n_head] = t_run + idx[:n_head] * step
-                done[k + n_head:k + count] = t_run + n_head * step
-            else:
-                idx *= step  # t + wait + idx * step, in place
-                idx += t + wait
-                if one:
-                    done = idx
-                else:
-                    done[k:k + count] = idx
-                elapsed = wait + span * st
-            transfer = span * st
-            rot_total += elapsed - transfer
-            xfer_total += transfer
-            pieces.append(PlanPiece(k, move_start, t, t + elapsed, cyl, surface, step))
-            t += elapsed
-            k += count
-        if len(pieces) > 1:  # one track's times already rise (the wrapped tail equals the
-            np.maximum.accumulate(done, out=done)  # head's last): the running max is a no-op
+            tp = self._track(piece, t, cyl, surface, is_write, zero_latency,
+                             min_move_ms if k == 0 else 0.0)
+            seek_total += tp.move_ms
+            cyl, surface = tp.cylinder, tp.surface
+            done[k:k + tp.count] = tp.times()
+            rot_total += tp.rotation_ms
+            xfer_total += tp.transfer_ms
+            pieces.append(PlanPiece(k, tp.move_start_ms, tp.move_end_ms, tp.end_ms, cyl, surface,
+                                    tp.sector_ms))
+            t = tp.end_ms
+            k += tp.count
+        # a wrapped first track ends at its head's last time: the running max only guards
+        np.maximum.accumulate(done, out=done)
         return Plan(done, pieces, seek_total, rot_total, xfer_total, t, cyl, surface)
+
+    def track_plan(self, lba: int, sectors: int, is_write: bool, start_ms: float,
+                   head: HeadState) -> TrackPlan | None:
+        """:meth:`plan` of a transfer on one track, as its :class:`TrackPlan` (the few numbers
+        its sector times follow from, the arrays left for later); None when the transfer
+        crosses a track or the drive has Advanced Format sectors."""
+        if self._fmt is not None:
+            return None
+        piece = self.layout.first_piece(lba, sectors)
+        if piece.count != sectors:
+            return None
+        return self._track(piece, start_ms, head.cylinder, head.surface, is_write,
+                           self.zl_write if is_write else self.zl_read, 0.0)
+
+    def _track(self, piece: TrackPiece, t: float, cyl: int, surface: int, is_write: bool,
+               zero_latency: bool, min_move_ms: float) -> TrackPlan:
+        """One track's part of a plan, the head at ``(cyl, surface)`` at ``t``."""
+        pc, ps = piece.cylinder, piece.surface
+        move = self._seek_times[abs(pc - cyl)]  # move_ms, inlined
+        if ps != surface and move < self.head_switch_ms:
+            move = self.head_switch_ms
+        if is_write and move > 0.0:
+            move += self.write_settle_ms
+            if move < 0.0:
+                move = 0.0
+        if min_move_ms and move < min_move_ms:
+            move = min_move_ms
+        move_start = t
+        t += move
+        rev = self.rev_ms
+        spt = piece.sectors_per_track
+        st = rev / spt
+        pos = ((self.phase0 + t / rev) % 1.0) * spt
+        first, span, count = piece.first_sector, piece.span, piece.count
+        step = st * span / count  # slipped sectors inside the piece spread evenly
+        off = 0
+        if zero_latency:  # start at the next sector boundary, whichever sector it is
+            boundary = math.ceil(pos - 1e-6)
+            wait = max(0.0, boundary - pos) * st
+            off = (boundary % spt - first) % spt
+            if not 0 < off < span:
+                off = 0
+                wait += ((first - boundary) % spt) * st
+        else:
+            r = (first - pos) % spt
+            wait = (0.0 if r > spt - 1e-6 else r) * st
+        if off:  # landed inside the run: read its tail first, then wrap to its head
+            elapsed = wait + spt * st
+            base = t + wait + (spt - off) * st  # when the run's first sector comes round
+            wrap = min(count, round(off * count / span))
+        else:
+            base = t + wait
+            wrap = -1
+            elapsed = wait + span * st
+        transfer = span * st
+        return TrackPlan(count, move_start, t, t + elapsed, pc, ps, step, base, wrap, move,
+                         elapsed - transfer, transfer)
 
     # -- Advanced Format: the read-modify-write of a 512e drive --------------------------
 

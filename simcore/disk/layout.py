@@ -69,6 +69,7 @@ class _ZoneMap:
         "group",
         "group_slips",
         "index",
+        "irregular",
         "lba_count",
         "moved_from",
         "moved_to",
@@ -113,6 +114,21 @@ class _ZoneMap:
         self.moved_from = {new: old for old, new in zone.remaps}
         self.simple = not (self.slips or self.dead or self.group != slots or self.moved_to)
         self.first_lba = first_lba
+        self.irregular = self._irregular_tracks(slots)
+
+    def _irregular_tracks(self, slots: int) -> frozenset[int] | None:
+        """Tracks whose slots are not one straight run of LBAs: those holding a slip, the
+        empty front or the unused end. On any other track the map is a simple zone's,
+        shifted (the slips before it), so a piece on it is found as in a simple zone.
+        None when the zone has sparing groups or remapped sectors (no such shortcut)."""
+        if self.simple or self.group != slots or self.moved_to or self.lba_count <= 0:
+            return None
+        spt = self.spt
+        first, last = self.slot_of(0), self.slot_of(self.lba_count - 1)
+        out = {s // spt for s in self.slips}
+        out.update(range(0, (first + spt - 1) // spt))  # slots before the first LBA
+        out.update(range((last + 1) // spt, self.tracks))  # slots after the last LBA
+        return frozenset(out)
 
     def slot_of(self, rel: int) -> int:
         """Physical slot (zone-relative, mapping order) of zone-relative LBA ``rel``."""
@@ -173,6 +189,10 @@ class Layout:
             self._cyl_zone.extend([zm.index] * zone.cylinders)
         self.cylinders = len(self._cyl_zone)
         self.simple = all(zm.simple for zm in self._zones)
+        # the last straight track a piece was found on (a cache's read-ahead asks about the
+        # track its miss just read): (its first LBA, one past its last LBA in the zone,
+        # cylinder, surface, physical sector of the first LBA, sectors per track)
+        self._track: tuple[int, int, int, int, int, int] = (0, 0, 0, 0, 0, 1)
 
     # -- zones -------------------------------------------------------------
     @property
@@ -270,8 +290,12 @@ class Layout:
             raise RequestError(f"a request must move at least one sector (got {sectors})")
         self._check(lba)
         self._check(lba + sectors - 1)
-        out: list[TrackPiece] = []
-        remaining = sectors
+        piece = self._piece_at(lba, sectors)
+        if piece.count == sectors:  # on one track
+            return [piece]
+        out: list[TrackPiece] = [piece]
+        lba += piece.count
+        remaining = sectors - piece.count
         while remaining:
             piece = self._piece_at(lba, remaining)
             out.append(piece)
@@ -283,21 +307,29 @@ class Layout:
         """The first of :meth:`pieces` (the part of the request on ``lba``'s track)."""
         if sectors <= 0:
             raise RequestError(f"a request must move at least one sector (got {sectors})")
-        self._check(lba)
-        self._check(lba + sectors - 1)
+        if not (lba >= 0 and lba + sectors <= self.capacity):
+            self._check(lba)
+            self._check(lba + sectors - 1)
         return self._piece_at(lba, sectors)
 
     def track_end(self, lba: int) -> int:
         """One past the last LBA on ``lba``'s track (the end of :meth:`first_piece` for a
         request reaching to the track's end), without the piece's geometry."""
         self._check(lba)
+        first, end = self._track[:2]
+        if first <= lba < end:  # on the last straight track found
+            return end
         zm = self._zones[bisect_right(self._zone_starts, lba) - 1]
         rel = lba - zm.first_lba
         in_zone = zm.lba_count - rel
         if zm.simple:
             return lba + min(zm.spt - rel % zm.spt, in_zone)
         slot = zm.slot_of(rel)
-        track_end_slot = (slot // zm.spt + 1) * zm.spt
+        track = slot // zm.spt
+        track_end_slot = (track + 1) * zm.spt
+        irregular = zm.irregular
+        if irregular is not None and track not in irregular:  # a straight run
+            return lba + min(track_end_slot - slot, in_zone)
         end_rel = zm.rel_of_slot(track_end_slot - 1)
         while end_rel is None and track_end_slot - 1 > slot:
             track_end_slot -= 1
@@ -306,6 +338,10 @@ class Layout:
         return lba + min(on_track, in_zone)
 
     def _piece_at(self, lba: int, remaining: int) -> TrackPiece:
+        first, end, cyl, surface, offset, spt = self._track
+        if first <= lba < end:  # on the last straight track found: the same numbers, shorter
+            count = min(remaining, end - lba)
+            return TrackPiece(cyl, surface, (offset + lba - first) % spt, count, count, spt)
         zm = self._zones[bisect_right(self._zone_starts, lba) - 1]
         rel = lba - zm.first_lba
         slot = rel if zm.simple else zm.slot_of(rel)
@@ -313,7 +349,8 @@ class Layout:
         # LBAs left on this track: the slots to the track end minus slips among them.
         track_end_slot = (track + 1) * zm.spt
         in_zone = zm.lba_count - rel
-        if not zm.simple:
+        straight = zm.simple or (zm.irregular is not None and track not in zm.irregular)
+        if not straight:
             end_rel = zm.rel_of_slot(track_end_slot - 1)
             while end_rel is None and track_end_slot - 1 > slot:
                 track_end_slot -= 1
@@ -322,6 +359,9 @@ class Layout:
         else:
             on_track = track_end_slot - slot
         count = min(remaining, on_track, in_zone)
-        last_slot = slot + count - 1 if zm.simple else zm.slot_of(rel + count - 1)
+        last_slot = slot + count - 1 if straight else zm.slot_of(rel + count - 1)
         cyl, surface, offset = zm.track_geometry(track)
+        if straight:  # every slot of the track up to the zone's end holds the next LBA
+            self._track = (lba - k, min(lba - k + zm.spt, zm.first_lba + zm.lba_count), cyl,
+                           surface, offset, zm.spt)
         return TrackPiece(cyl, surface, (offset + k) % zm.spt, last_slot - slot + 1, count, zm.spt)

@@ -85,7 +85,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..disk.access import HeadState, Mechanism, Plan, PlanPiece
+from ..disk.access import HeadState, Mechanism, Plan, PlanPiece, TrackPlan
 from ..disk.profile import DiskProfile
 
 __all__ = ["CLEAN", "FLUSH", "POLICIES", "CacheConfig", "ReadService", "Segment", "SegmentCache",
@@ -200,22 +200,62 @@ class Segment:
 
 
 class _Stream:
-    """Media work going on in the background: read-ahead into, or destaging from, a segment."""
+    """Media work going on in the background: read-ahead into, or destaging from, a segment.
 
-    __slots__ = ("done", "end_ms", "head0", "kind", "lba", "min_until", "pieces", "seg")
+    A read-ahead on one track keeps its :class:`~simcore.access.TrackPlan` and makes the
+    sector times and pieces only when something asks for them (most read-aheads are
+    stopped by the next command or end untouched: :meth:`SegmentCache.stop` counts what
+    they read from the track plan's numbers)."""
 
-    def __init__(self, kind: str, seg: Segment, lba: int, plan: Plan, head0: tuple[int, int],
-                 min_until: float):
+    __slots__ = ("_done", "_pieces", "end_ms", "head0", "kind", "lba", "min_until", "seg",
+                 "track")
+
+    def __init__(self, kind: str, seg: Segment, lba: int, plan: Plan | TrackPlan,
+                 head0: tuple[int, int], min_until: float):
         self.kind, self.seg, self.lba = kind, seg, lba
-        self.done = plan.done_ms
-        self.pieces: list[PlanPiece] = list(plan.pieces)
+        if isinstance(plan, TrackPlan):
+            self.track: TrackPlan | None = plan
+            self._done = self._pieces = None
+        else:
+            self.track = None
+            self._done = plan.done_ms
+            self._pieces = list(plan.pieces)
         self.end_ms = plan.end_ms
         self.head0 = head0
         self.min_until = min_until
 
+    def _unfold(self) -> None:
+        plan = self.track.plan()
+        self.track = None
+        self._done, self._pieces = plan.done_ms, plan.pieces
+
+    @property
+    def done(self) -> np.ndarray:
+        if self.track is not None:
+            self._unfold()
+        return self._done
+
+    @done.setter
+    def done(self, value: np.ndarray) -> None:
+        if self.track is not None:
+            self._unfold()
+        self._done = value
+
+    @property
+    def pieces(self) -> list[PlanPiece]:
+        if self.track is not None:
+            self._unfold()
+        return self._pieces
+
+    @pieces.setter
+    def pieces(self, value: list[PlanPiece]) -> None:
+        if self.track is not None:
+            self._unfold()
+        self._pieces = value
+
     @property
     def stop_lba(self) -> int:
-        return self.lba + len(self.done)
+        return self.lba + (self.track.count if self.track is not None else len(self._done))
 
     def extend(self, plan: Plan, keep_from: int | None = None) -> None:
         """Append a continuation; forget sectors before LBA ``keep_from`` (long streams)."""
@@ -242,7 +282,7 @@ class _Stream:
         self.lba += cut
 
     def position(self) -> HeadState:
-        last = self.pieces[-1]
+        last = self.track if self.track is not None else self._pieces[-1]
         return HeadState(last.cylinder, last.surface)
 
 
@@ -256,7 +296,7 @@ class ReadService(NamedTuple):
     transfer_ms: float
     media_end_ms: float
     segment: Segment
-    plan: Plan | None = None
+    plan: Plan | TrackPlan | None = None  # a miss's media access (TrackPlan: on one track)
 
 
 class WriteService(NamedTuple):
@@ -334,6 +374,7 @@ class SegmentCache:
         self._recent: deque[int] = deque(maxlen=config.stream_window)
         self._new_stream = 0
         self._min_write_seek = mechanism.profile.overheads.min_write_seek_ms
+        self._min_ra = self._kib(config.min_read_ahead_kib)  # sectors
 
     # -- bookkeeping ----------------------------------------------------------
     def _kib(self, kib: float) -> int:
@@ -364,7 +405,7 @@ class SegmentCache:
     def _valid_end(self, seg: Segment, t: float) -> int:
         s = self.stream
         if s is not None and s.seg is seg and s.kind == "read" and t < s.end_ms:
-            return s.lba + int(np.searchsorted(s.done, t, side="right"))
+            return s.lba + int(s.done.searchsorted(t, side="right"))
         return seg.end
 
     def _live(self, t: float) -> _Stream | None:
@@ -449,20 +490,25 @@ class SegmentCache:
     # -- segments -------------------------------------------------------------
     def _allocate(self, t: float, head: HeadState) -> Segment:
         self._tick += 1
-        clean = [s for s in self.segments if not s.dirty]
-        if len(self.segments) > self.n_segments and clean:  # shrink after re-segmenting
-            for victim in sorted(clean, key=lambda s: s.last_used)[
-                    : len(self.segments) - self.n_segments]:
-                if self.stream is not None and self.stream.seg is victim:
-                    continue
-                self.segments.remove(victim)
-            clean = [s for s in self.segments if not s.dirty]
-        if len(self.segments) < self.n_segments or not clean:
+        segments = self.segments
+        if len(segments) > self.n_segments:  # shrink after re-segmenting
+            clean = [s for s in segments if not s.dirty]
+            if clean:
+                for victim in sorted(clean, key=lambda s: s.last_used)[
+                        : len(segments) - self.n_segments]:
+                    if self.stream is not None and self.stream.seg is victim:
+                        continue
+                    segments.remove(victim)
+        lru = None  # the clean segment used least recently (the first of equals)
+        for g in segments:
+            if g.dirty_from >= g.end and (lru is None or g.last_used < lru.last_used):
+                lru = g
+        if len(segments) < self.n_segments or lru is None:
             self._sids += 1
             seg = Segment(self._sids)
-            self.segments.append(seg)
+            segments.append(seg)
         else:
-            seg = min(clean, key=lambda s: s.last_used)
+            seg = lru
             if self.stream is not None and self.stream.seg is seg:
                 self.stop(t, head)
             self.stats["evictions"] += 1
@@ -505,18 +551,24 @@ class SegmentCache:
             return s.end_ms
         free = max(t, s.min_until)
         cyl, surf = s.head0
-        for p in s.pieces:
+        track = s.track
+        for p in (track,) if track is not None else s.pieces:
             if free < p.move_start_ms:
                 break
             cyl, surf = p.cylinder, p.surface
             if free < p.move_end_ms:  # a seek or head switch cannot be aborted
                 free = p.move_end_ms
                 break
-        got = int(np.searchsorted(s.done, free, side="right"))
+        if track is not None:
+            got = track.done_by(free)
+            n = track.count
+        else:
+            got = int(s.done.searchsorted(free, side="right"))
+            n = len(s.done)
         if s.kind == "read":
             s.seg.end = s.lba + got
-            self.stats["read_ahead_stopped"] += len(s.done) - got
-            self.stats["read_ahead_sectors"] -= len(s.done) - got
+            self.stats["read_ahead_stopped"] += n - got
+            self.stats["read_ahead_sectors"] -= n - got
         else:
             self._destaged_to(s.seg, s.lba + got)
         head.cylinder, head.surface = cyl, surf
@@ -538,9 +590,13 @@ class SegmentCache:
         if self.stream is not None:
             self.stop(t, head)
         head0 = (head.cylinder, head.surface)
-        plan = self.mech.plan(x, ra, False, t, head)
-        mn = min(ra, self._kib(self.config.min_read_ahead_kib))
-        min_until = float(plan.done_ms[mn - 1]) if mn else t
+        mn = min(ra, self._min_ra)
+        plan: Plan | TrackPlan | None = self.mech.track_plan(x, ra, False, t, head)
+        if plan is not None:  # on one track: its times only when asked for
+            min_until = plan.time_of(mn - 1) if mn else t
+        else:
+            plan = self.mech.plan(x, ra, False, t, head)
+            min_until = float(plan.done_ms[mn - 1]) if mn else t
         self.stream = _Stream("read", seg, x, plan, head0, min_until)
         seg.end = x + ra
         seg.start = max(seg.start, seg.end - self.cap)
@@ -564,9 +620,11 @@ class SegmentCache:
     # -- reads ----------------------------------------------------------------
     def lookup(self, lba: int, sectors: int, now: float) -> str:
         """How a read of ``[lba, lba+sectors)`` would be served now (changes nothing)."""
-        return self._find(lba, sectors, now)[0]
+        return self.find(lba, sectors, now)[0]
 
-    def _find(self, lba: int, n: int, t: float) -> tuple[str, Segment | None, int]:
+    def find(self, lba: int, n: int, t: float) -> tuple[str, Segment | None, int]:
+        """:meth:`lookup`'s answer with the segment and how many sectors it holds, for
+        :meth:`read` (``found=``) to use instead of looking again."""
         s = self._live(t)
         best: tuple[str, Segment | None, int] = ("miss", None, 0)
         write_hits = self.config.read_hits_on_write_data
@@ -586,17 +644,21 @@ class SegmentCache:
         return best
 
     def read(self, lba: int, sectors: int, now: float, ready_ms: float,
-             head: HeadState, data_ms: float | None = None) -> ReadService:
+             head: HeadState, found: tuple[str, Segment | None, int] | None = None,
+             data_ms: float | None = None) -> ReadService:
         """Serve a read arriving at ``now``; data can leave the buffer from ``ready_ms``, and
         the media may start then. ``data_ms``: when the already buffered head of a partial
-        hit may leave instead (the drive's read hit set-up; default ``ready_ms``)."""
+        hit may leave instead (the drive's read hit set-up; default ``ready_ms``).
+        ``found``: what :meth:`find` said for this read at ``now``, nothing having
+        changed since (used unless writes must first reach the platter)."""
         self._note_stream(lba, sectors)
         self.stats["reads"] += 1
         if not self.config.read_hits_on_write_data and any(
                 g.dirty and g.start < lba + sectors and lba < g.end for g in self.segments):
             # the platter must hold the written data before the read can fetch it
             ready_ms = max(ready_ms, self.flush(now, head))
-        kind, seg, hit = self._find(lba, sectors, now)
+            found = None
+        kind, seg, hit = found if found is not None else self.find(lba, sectors, now)
         self._tick += 1
         if kind == "hit":
             self.stats["hits"] += 1
@@ -636,10 +698,20 @@ class SegmentCache:
         # partial or miss: the head is needed
         free = max(self.stop(now, head), ready_ms)
         first = lba + hit
-        plan = self.mech.plan(first, sectors - hit, False, free, head)
-        ready = np.empty(sectors)
-        ready[:hit] = ready_ms if data_ms is None else data_ms
-        ready[hit:] = plan.done_ms
+        plan: Plan | TrackPlan | None = self.mech.track_plan(first, sectors - hit, False, free,
+                                                             head)
+        if plan is None:
+            plan = self.mech.plan(first, sectors - hit, False, free, head)
+            done, seek, rot, xfer = plan.done_ms, plan.seek_ms, plan.rotation_ms, plan.transfer_ms
+        else:  # on one track: the numbers Plan would hold
+            done = plan.times()
+            seek, rot, xfer = 0.0 + plan.move_ms, 0.0 + plan.rotation_ms, 0.0 + plan.transfer_ms
+        if hit:
+            ready = np.empty(sectors)
+            ready[:hit] = ready_ms if data_ms is None else data_ms
+            ready[hit:] = done
+        else:  # all from the media (the plan's own times: nobody writes either)
+            ready = done
         head.cylinder, head.surface = plan.cylinder, plan.surface
         if kind == "partial" and not seg.dirty:  # keep the request; older data may go
             self.stats["partial_hits" if hit else "misses"] += 1
@@ -662,12 +734,11 @@ class SegmentCache:
         seg.last_used = self._tick
         seg.ready_ms = plan.end_ms
         waited = free - ready_ms
-        return ReadService(kind, ready, plan.seek_ms + waited, plan.rotation_ms,
-                           plan.transfer_ms, plan.end_ms, seg, plan)
+        return ReadService(kind, ready, seek + waited, rot, xfer, plan.end_ms, seg, plan)
 
-    def _pre_read(self, lba: int, plan: Plan) -> int:
+    def _pre_read(self, lba: int, plan: Plan | TrackPlan) -> int:
         """On-arrival read-ahead: sectors that pass under the head before the target are kept."""
-        p = plan.pieces[0]
+        p = plan if isinstance(plan, TrackPlan) else plan.pieces[0]
         spt = round(self.rev_ms / p.sector_ms) if p.sector_ms > 0 else 0
         if spt <= 0:
             return lba

@@ -34,6 +34,12 @@ from .cache import FLUSH
 
 PIO_GRAIN_SECTORS = 16  # PIO blocks the simulator moves per CPU slice when they are all ready
 
+# what the buffered drive's process waits on (Drive._serve_open_buffered)
+_BUSY = "busy"  # the next step of a command
+_IDLE = "idle"  # its wake-up
+_IDLE_OR_BACKGROUND = "idle or background"  # its wake-up or the end of background work
+_CONDITION = "condition"  # the event of that condition, triggered by one of the two
+
 
 class HeadView:
     """The narrow window a scheduling policy gets onto the drive."""
@@ -135,6 +141,7 @@ class Drive:
         self.events = (events.bind(self.mechanism.rev_ms)
                        if events is not None and events.enabled else None)
         self._last_finish = 0.0
+        self._open_served = False
         self.cache = None
         self.port = None
         if cache is not None or interface is not None or channel is not None or cpu is not None:
@@ -216,18 +223,40 @@ class Drive:
         if self.on_complete is not None:
             self.on_complete(rec)
 
-    def serve_open(self, requests: Sequence[Request]) -> float:
-        """Serve an open stream of requests on the fast path without SimPy's event loop.
+    def serves_open(self, requests: Sequence[Request]) -> bool:
+        """Whether :meth:`serve_open` can serve ``requests`` without SimPy's event loop.
 
-        The engine's choice for a lone fast-path drive fed by an open workload, before the
-        environment has run: the same steps as :meth:`_run` fed by the engine's open
-        feeder, in the order SimPy would take them. Each of the two processes has at most
-        one event waiting (the feeder's next arrival, the drive's end of service or its
-        wake-up); the earlier runs first, equal times in the order they were scheduled
-        (SimPy's event ids), and every time is computed as SimPy computes it (``now +
-        delay``), so the records are the same to the bit. Returns the time of the last
-        event (where SimPy's clock would stop).
+        Always on the fast path. With a buffer, when the drive's interface costs no CPU,
+        holds only its own bus and only while data moves (an ideal port, the firmware's
+        default), nothing is traced, and every read fits a segment (so it goes in one
+        burst: :meth:`_dma_burst`)."""
+        cache, port = self.cache, self.port
+        if cache is None and port is None:
+            return True
+        if (port.is_pio or port.hold != "transfer" or port.costs.irq_us > 0
+                or not self._own_bus or self.trace is not None):
+            return False
+        cfg = cache.config
+        cap = cache.cap
+        if cfg.adaptive:  # the smallest segment re-segmenting can make
+            cap = min(cap, max(1, int(cfg.size_kib * 2) // cfg.max_segments))
+        return all(r.sectors <= cap for r in requests if r.op != WRITE and r.op != FLUSH)
+
+    def serve_open(self, requests: Sequence[Request]) -> float:
+        """Serve an open stream of requests without SimPy's event loop.
+
+        The engine's choice for a lone drive fed by an open workload, before the
+        environment has run, when :meth:`serves_open` says it can: the same steps as
+        :meth:`_run` (or :meth:`_run_buffered`) fed by the engine's open feeder, in the
+        order SimPy would take them. Each of the two processes has at most one event
+        waiting (the feeder's next arrival, the drive's next step or its wake-up); the
+        earlier runs first, equal times in the order they were scheduled (SimPy's event
+        ids), and every time is computed as SimPy computes it (``now + delay``), so the
+        records are the same to the bit. Returns the time of the last event (where
+        SimPy's clock would stop).
         """
+        if self.cache is not None or self.port is not None:
+            return self._serve_open_buffered(requests)
         pending, choose, view = self.pending, self._choose, self.view
         begin, end = self._begin, self._end
         n = len(requests)
@@ -333,6 +362,10 @@ class Drive:
         self.cpu = cpu if cpu is not None else Cpu(self.env, f"{self.name}-cpu")
         self.trace = trace
         self.interrupts = 0
+        ov = self._ov  # [hit][after_write] -> a read's command overhead
+        self._read_ov = ((ov.read_miss(False), ov.read_miss(True)),
+                         (ov.read_hit(False), ov.read_hit(True)))
+        self._watermark = prof.read_watermark
         self._bus_ms = port.mode.sector_ms if port.mode.transfer_ns > 0 else 0.0
         self._bus_write_ms = self._bus_ms
         w = prof.interface_write_mb_s
@@ -342,6 +375,8 @@ class Drive:
             self._bus_write_ms = SECTOR_BYTES / (w * 1000.0)
 
     def _run_buffered(self):
+        if self._open_served:  # serve_open did this process's work before the clock ran
+            return
         env, pending, cache, head = self.env, self.pending, self.cache, self.head
         choose, view = self._choose, self.view
         while True:
@@ -406,6 +441,244 @@ class Drive:
         if self.on_complete is not None:
             self.on_complete(rec)
 
+    # -- the buffered path without the event loop -------------------------------
+    def _serve_open_buffered(self, requests: Sequence[Request]) -> float:
+        """:meth:`serve_open` for a drive with a buffer (see :meth:`serves_open`).
+
+        The drive's process (:meth:`_run_buffered`) waits on one event at a time: the next
+        step of a command (:meth:`_open_command` gives each step's time, computed as SimPy
+        would), or, when idle, its wake-up, or the wake-up or the end of background work
+        (``wake | timeout``: whichever comes first triggers the condition, which is one
+        more event before the process runs). Events SimPy would still hold but nobody
+        waits on (the other half of a condition) change nothing but where the clock
+        stops, which is kept in ``tail``. Steps of a command that all come before the
+        next arrival are taken at once: nothing else happens between them, and the last
+        one's place among events of equal time is the same.
+        """
+        self._open_served = True
+        pending, choose, view = self.pending, self._choose, self.view
+        cache, head = self.cache, self.head
+        command, completed, notify = self._open_command, self.completed, self.on_complete
+        n = len(requests)
+        now = self.env.now
+        eid = 2  # as in serve_open: the drive's start (0) runs first, then the feeder's (1)
+        i = 0
+        feed: tuple | None = (now, 0, 1)
+        dev: tuple | None = None  # the drive's event: a step, a background end or a condition
+        state = _IDLE  # what the drive waits for
+        wake: tuple | None = None  # the wake-up event, once a submission triggered it
+        armed = False  # a wake-up event exists, not yet triggered
+        steps: list[float] = []
+        k = last = 0
+        rec = None
+        tail = now
+        run = True  # the drive's process runs at ``now`` (its start)
+        while True:
+            if run:  # the top of _run_buffered's loop
+                run = False
+                while True:
+                    if not pending:
+                        nxt = cache.background(now, head)
+                        armed = True
+                        if nxt is not None and nxt > now:
+                            state = _IDLE_OR_BACKGROUND
+                            dev = (now + (nxt - now), 1, eid)
+                            eid += 1
+                        else:
+                            state = _IDLE
+                            dev = None
+                        break
+                    req = _take(pending, choose(pending, view, now))
+                    steps, rec = command(req, now)
+                    if steps:
+                        state, k = _BUSY, 0
+                        last = len(steps) - 1
+                        if last and (feed is None or steps[last - 1] < feed[0]):
+                            k = last  # no arrival comes between: straight to the last step
+                        dev = (steps[k], 1, eid)
+                        eid += 1
+                        break
+                    completed.append(rec)  # a command that never waited
+                    if notify is not None:
+                        notify(rec)
+            nxt = feed
+            if dev is not None and (nxt is None or dev < nxt):
+                nxt = dev
+            if wake is not None and (nxt is None or wake < nxt):
+                nxt = wake
+            if nxt is None:
+                return now if now > tail else tail
+            now = nxt[0]
+            if nxt is feed:
+                if nxt[1]:  # resumed after waiting for this request's arrival: submit it
+                    pending.append(requests[i])
+                    i += 1
+                    if armed:
+                        armed = False
+                        if state is not _CONDITION:  # else the wake-up comes too late
+                            wake = (now, 1, eid)
+                            eid += 1
+                feed = None
+                while i < n:
+                    r = requests[i]
+                    delay = r.arrival_ms - now
+                    if delay > 0:
+                        feed = (now + delay, 1, eid)
+                        eid += 1
+                        break
+                    pending.append(r)
+                    i += 1
+                    if armed:
+                        armed = False
+                        if state is not _CONDITION:
+                            wake = (now, 1, eid)
+                            eid += 1
+                continue
+            if nxt is wake:
+                wake = None
+                if state is _IDLE:
+                    run = True
+                elif state is _IDLE_OR_BACKGROUND:  # the condition fires; the timeout stays
+                    tail = max(tail, dev[0])
+                    state, dev = _CONDITION, (now, 1, eid)
+                    eid += 1
+                continue
+            if state is _BUSY:
+                k += 1
+                if k <= last:
+                    if k < last and (feed is None or steps[last - 1] < feed[0]):
+                        k = last
+                    dev = (steps[k], 1, eid)
+                    eid += 1
+                else:
+                    dev = None
+                    completed.append(rec)
+                    if notify is not None:
+                        notify(rec)
+                    run = True
+            elif state is _IDLE_OR_BACKGROUND:  # the background work ended first
+                state, dev = _CONDITION, (now, 1, eid)
+                eid += 1
+            else:  # the condition: the drive runs
+                dev = None
+                run = True
+
+    def _open_command(self, req: Request, now: float) -> tuple[list[float], Completed]:
+        """Serve ``req`` from ``now`` as :meth:`_serve` does on an ideal port of its own:
+        the times of the events the process would wait on, in order, and the record."""
+        start = t = now
+        steps: list[float] = []
+        cache, head = self.cache, self.head
+        op = req.op
+        n = req.sectors
+        if op == WRITE:
+            o = self._ov
+            ov = data_ov = o.write(self._after_write)
+            extra = (o.random_write_setup_ms is not None and self._after_write
+                     and req.lba != self.last_lba)
+            if extra:
+                ov = o.random_write_setup_ms
+                data_ov = (o.random_write_data_ms or ov) + o.reselect_ms
+            data_ov += o.data_prep_ms
+            fua = req.fua
+            space = cache.write_space(req.lba, n, t, fua=fua)
+            if data_ov:
+                now = now + data_ov
+                steps.append(now)
+            steps.append(now)  # _dma_out: the bus, granted at once
+            b = self._bus_write_ms
+            idx = np.arange(n, dtype=float)
+            arrive = (idx + 1) * b + np.maximum(now, np.maximum.accumulate(space - idx * b))
+            end = float(arrive[-1])
+            if end > now:
+                now = now + (end - now)
+                steps.append(now)
+            self.channel.data_ms += n * b
+            svc = cache.write(req.lba, n, arrive, t + ov, head, fua=fua)
+            if svc.media_end_ms is not None:  # write-through: disconnect, reselect
+                disc = o.write_disconnect_ms
+                resel = o.reselect_ms
+                if extra:
+                    disc = o.write_disconnect_ms if o.random_write_disconnect_ms is None \
+                        else o.random_write_disconnect_ms
+                    resel = o.reselect_ms if o.reselect_other_ms is None else o.reselect_other_ms
+                end = max(svc.media_end_ms, float(arrive[-1]) + disc if n else 0.0) + resel
+                if end > now:
+                    now = now + (end - now)
+                    steps.append(now)
+            self.interrupts += 1
+            if svc.media_end_ms is None:
+                overhead, seek, rot, xfer, hit = ov, 0.0, 0.0, 0.0, True
+            else:
+                overhead, seek, rot, xfer, hit = (ov, svc.seek_ms, svc.rotation_ms,
+                                                  svc.transfer_ms, False)
+        elif op == FLUSH:
+            end = cache.flush(t, head)
+            if end > now:
+                now = now + (end - now)
+                steps.append(now)
+            self.interrupts += 1
+            overhead, seek, rot, xfer, hit = 0.0, 0.0, 0.0, max(0.0, end - t), False
+        else:
+            found = cache.find(req.lba, n, t)
+            kind = found[0]
+            hit = kind == "hit" or kind == "stream"
+            aw = self._after_write
+            ov = self._read_ov[hit][aw]
+            o = self._ov
+            # _serve_read: a partial hit's buffered head goes after the read hit set-up
+            data = t + o.read_hit(aw) + o.data_prep_ms if kind == "partial" else None
+            svc = cache.read(req.lba, n, t, t + ov, head, found, data_ms=data)
+            start_ms = self._read_data_start(svc, t + ov, aw) if data is None else data
+            # _dma_burst
+            b = self._bus_ms
+            times = svc.ready_ms.tolist()
+            s = now if now > start_ms else start_ms
+            for j, r in enumerate(times):
+                v = r - float(j) * b
+                if v > s:
+                    s = v
+            mark = self._read_mark(n) if self._watermark and svc.kind == "miss" else 0
+            if mark > 0 and times[mark - 1] > s:
+                s = times[mark - 1]
+            if s > now:
+                now = now + (s - now)
+                steps.append(now)
+            steps.append(now)  # the drive's own bus, at once
+            s2 = now
+            if b * n > 0:
+                now = now + b * n
+                steps.append(now)
+            if now > s2:  # Channel.note: the drive's own bus keeps no trace
+                self.channel.data_ms += now - s2
+            media_end = svc.media_end_ms + (times[-1] - times[-1])  # the burst kept the times
+            cache.read_done(svc, media_end, head)
+            self.interrupts += 1
+            extra = media_end - svc.media_end_ms
+            overhead, seek, rot, xfer = ov, svc.seek_ms, svc.rotation_ms + extra, svc.transfer_ms
+        done_ov = self._ov.completion(op == WRITE)
+        if op != FLUSH:
+            self._after_write = op == WRITE
+        if self.events is not None:
+            reads = n if op != WRITE and op != FLUSH and not hit else 0
+            done_ov += self.events.delay(req.id, start, self._last_finish, reads)
+        if done_ov:
+            if done_ov < 0:
+                raise ValueError(f"Negative delay {done_ov}")  # as SimPy's timeout
+            now = now + done_ov
+            steps.append(now)
+        finish = now
+        self._last_finish = finish
+        overhead += done_ov
+        if op != FLUSH:
+            self.last_lba = req.lba + n
+        self.busy_ms += finish - start
+        iface = max(0.0, finish - start - overhead - seek - rot - xfer)
+        rec = Completed(req.id, op, req.lba, n, req.arrival_ms, start, finish,
+                        start - req.arrival_ms, overhead, seek, rot, xfer, iface,
+                        finish - req.arrival_ms, req.client, hit)
+        return steps, rec
+
     def _note(self, kind: str, t0: float, t1: float) -> None:
         if self.trace is not None and t1 > t0:
             self.trace.append((self.name, kind, t0, t1))
@@ -413,6 +686,8 @@ class Drive:
     def _trace_plan(self, plan) -> None:
         if self.trace is None or plan is None:
             return
+        if not hasattr(plan, "pieces"):  # a TrackPlan: the whole plan of its one track
+            plan = plan.plan()
         bounds = [p.first for p in plan.pieces] + [len(plan.done_ms)]
         for p, end in zip(plan.pieces, bounds[1:], strict=False):
             self._note("seek", p.move_start_ms, p.move_end_ms)
@@ -423,14 +698,15 @@ class Drive:
     def _serve_read(self, req: Request, t: float):
         cache, port = self.cache, self.port
         n = req.sectors
-        kind = cache.lookup(req.lba, n, t)
+        found = cache.find(req.lba, n, t)
+        kind = found[0]
         aw = self._after_write
         o = self._ov
         ov = o.read_hit(aw) if kind in ("hit", "stream") else o.read_miss(aw)
         # a partial hit's buffered head goes after the read hit set-up, while the media part
         # waits for the miss set-up (DiskSim with "Immed transfer partial hit")
         data = t + o.read_hit(aw) + o.data_prep_ms if kind == "partial" else None
-        svc = cache.read(req.lba, n, t, t + ov, self.head, data_ms=data)
+        svc = cache.read(req.lba, n, t, t + ov, self.head, found, data_ms=data)
         self._trace_plan(svc.plan)
         start = self._read_data_start(svc, t + ov, aw) if data is None else data
         # only a miss waits for the read water mark: the drive disconnected and reconnects
