@@ -106,3 +106,12 @@ def test_placement_archive_sample_replays_bit_for_bit():
     assert len(which) >= 2
     with ProcessPoolExecutor(max_workers=2) as pool:
         assert archive.verify("placement", which=which, executor=pool) == []
+
+
+def test_a_stale_archive_stops_the_build_instead_of_running_for_hours(tmp_path, monkeypatch):
+    from simcore.experiments import results
+
+    monkeypatch.setenv("DISKLAB_RESULTS", str(tmp_path))  # nothing cached
+    monkeypatch.setattr(archive, "assemble", lambda name, seed=0: None)
+    with pytest.raises(RuntimeError, match="results archive placement"):
+        results.get("placement")

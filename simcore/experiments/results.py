@@ -105,14 +105,16 @@ def get(name: str, quick: bool = False, seed: int = 0) -> dict:
     cached = load(name, quick, seed)
     if cached is not None:
         return cached
-    result = None
     if not quick and archive.is_archived(name):
+        # hours of work: never started behind a reader's back (a book build, a test)
         result = archive.assemble(name, seed)
         if result is None:
-            print(f"{name}: no current archive of its full run ({archive.path(name, seed)}); "
-                  "running it in full, which takes hours: python -m simcore results archive "
-                  f"{name} keeps it", file=sys.stderr)
-    if result is None:
+            raise RuntimeError(
+                f"{name}: no current archive of its full run at {archive.path(name, seed)} "
+                "(missing, or its points are not the sweep the code runs now). Remake it with "
+                f"python -m simcore results archive {name} (hours on one machine) and commit "
+                "it, or run the sweep yourself: python -m simcore reproduce " + name)
+    else:
         result = get_experiment(name).reproduce(quick=quick, seed=seed)
     store(name, result, quick, seed)
     return json.loads(path(name, quick, seed).read_text())
