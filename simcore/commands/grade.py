@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from datetime import datetime
@@ -34,8 +33,9 @@ def register(sub) -> None:
                    "flagged late")
     p.add_argument("--regrade", metavar="QUESTION", help="judge one question again from the "
                    "answers stored at grading time, under the (corrected) key; runs nothing")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                   help="submissions graded at once (default: the number of cores)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="submissions graded at once (default: one more than the cores, so a "
+                   "submission that waits on a hang leaves every core working)")
     p.add_argument("--cell-timeout", type=float, default=None,
                    help="seconds one cell may run (default: derived from the key's own run, "
                    "measured in the sandbox before grading)")
@@ -151,8 +151,8 @@ def main(args) -> int:
     for r in results:
         print(f"{r.student_id:<20} {r.total:>4g}/{max_total:<4g}  {r.status}"
               + (f"  [{'; '.join(r.flagged)}]" if r.flagged else ""))
-    print(f"graded {len(results)} submissions in {wall:.1f} s with {args.jobs} jobs; "
-          f"grades: {out}; feedback: {feedback}/")
+    print(f"graded {len(results)} submissions in {wall:.1f} s with "
+          f"{g.default_jobs(args.jobs)} jobs; grades: {out}; feedback: {feedback}/")
     if key.budget is not None:
         print(f"time limits: {key.budget.describe()}")
     errors = [r for r in results if r.status == "error"]

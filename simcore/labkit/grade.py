@@ -571,8 +571,11 @@ class Slots:
         self.use_sandbox = use_sandbox
 
     def close(self) -> None:
+        """Wait until the slots' users have nothing left, dead zombies included; release them."""
         if self.use_sandbox:
             for i in self.claimed:
+                if self.users.get(i):
+                    sandbox.wait_user_gone(self.users[i][0])
                 sandbox.release_slot(i)
 
 
@@ -728,7 +731,7 @@ def _sandboxed_run(merged: NotebookNode, opts: Options, slots: Slots | None,
             res.kernel_cpu_seconds += usage.get("kernel_cpu_s", 0.0)
     finally:
         if user:
-            left = sandbox.wait_user_gone(user[0])
+            left = sandbox.wait_user_gone(user[0], zombies=False)
             if left:
                 res.flagged.append(f"processes {left} of {user[2]} survived grading")
         if slots and slot is not None:
@@ -864,6 +867,15 @@ def judge(key: Key, q: str, got: answers.Received, expected: dict,
     return (True, f"{q} ✔ correct") if ok else (False, f"{q} ✘ {why}")
 
 
+def default_jobs(jobs: int | None = None) -> int:
+    """Submissions graded at once: as given, else one more than the cores.
+
+    A submission is mostly computing (pytest, the kernel's start, the cells), but one
+    that hangs asleep waits out its cell's limit; the extra job keeps the cores busy then.
+    """
+    return max(1, jobs or (os.cpu_count() or 1) + 1)
+
+
 def grade(key_path: str | Path, submissions: Sequence[str | Path], *, jobs: int | None = None,
           opts: Options | None = None, secret: bytes | None = None,
           progress: Callable[[Result], None] | None = None) -> tuple[Key, list[Result]]:
@@ -874,7 +886,7 @@ def grade(key_path: str | Path, submissions: Sequence[str | Path], *, jobs: int 
     opts.hide = sorted({*opts.hide, *hidden_paths(key.path, paths)})
     key.layers = (sandbox.probe_layers(opts.hide, opts.limits) if opts.use_sandbox
                   else {"layers": [], "missing": ["all (grading without a sandbox)"]})
-    jobs = max(1, jobs or os.cpu_count() or 1)
+    jobs = default_jobs(jobs)
     slots = Slots(jobs, opts.use_sandbox)
     results: list[Result | None] = [None] * len(paths)
     try:

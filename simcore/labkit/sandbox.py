@@ -380,8 +380,21 @@ def make_config(workdir: str | Path, uid: int | None, gid: int | None, hide: lis
                   namespaces)
 
 
-def user_processes(uid: int) -> list[int]:
-    """Process ids owned (real uid) by ``uid``, read from /proc."""
+def _dead(proc: Path) -> bool:
+    """A zombie all of whose threads have ended: it runs nothing, and waits only to be reaped.
+
+    (A process whose main thread alone has exited also shows as a zombie while its
+    other threads run on; those count as alive.)
+    """
+    try:
+        return all((t / "stat").read_text().rsplit(")", 1)[1].split()[0] in "ZX"
+                   for t in (proc / "task").iterdir())
+    except (OSError, IndexError):
+        return False
+
+
+def user_processes(uid: int, zombies: bool = True) -> list[int]:
+    """Process ids owned (real uid) by ``uid``, read from /proc; without dead zombies if asked."""
     pids = []
     for p in Path("/proc").iterdir():
         if not p.name.isdigit():
@@ -389,7 +402,7 @@ def user_processes(uid: int) -> list[int]:
         try:
             for line in (p / "status").read_text().splitlines():
                 if line.startswith("Uid:"):
-                    if int(line.split()[1]) == uid:
+                    if int(line.split()[1]) == uid and (zombies or not _dead(p)):
                         pids.append(int(p.name))
                     break
         except (OSError, ValueError, IndexError):
@@ -397,14 +410,23 @@ def user_processes(uid: int) -> list[int]:
     return pids
 
 
-def wait_user_gone(uid: int, timeout: float = 60.0) -> list[int]:
-    """Kill and wait until a sandbox user runs nothing; return what is still there (nothing)."""
+def wait_user_gone(uid: int, timeout: float = 60.0, zombies: bool = True) -> list[int]:
+    """Kill and wait until a sandbox user runs nothing; return what is still there (nothing).
+
+    With ``zombies=False`` a dead zombie does not count: the kernel, first process of
+    its PID namespace, is a child of the launcher that Jupyter killed, so it is reaped by
+    the machine's init, which some (a VM's minimal init) do only every second or two.
+    A zombie runs no code and holds no file; between two submissions of one slot the
+    grader does not wait for it, and at the end of grading it waits for all of them
+    (:meth:`simcore.labkit.grade.Slots.close`).
+    """
     deadline = time.monotonic() + timeout
-    left = user_processes(uid)
+    left = user_processes(uid, zombies)
     while left and time.monotonic() < deadline:
-        reap_user(uid)
-        time.sleep(0.2)
-        left = user_processes(uid)
+        if not zombies or user_processes(uid, zombies=False):  # something still runs: kill it
+            reap_user(uid)
+        time.sleep(0.1)
+        left = user_processes(uid, zombies)
     return left
 
 
