@@ -347,6 +347,43 @@ def test_the_time_limits_follow_the_keys_own_run():
     assert budget(30.0, 20.2) == (160.0, 66)
 
 
+@pytest.mark.parametrize("children_file", [True, False], ids=["children-file", "ppid-scan"])
+def test_the_kernels_cpu_time_is_read_from_its_process_tree(children_file, monkeypatch):
+    """What the CPU limit is derived from: the probe sums a process and its descendants' CPU
+    (the kernel is the launcher's child), with or without /proc/PID/task/TID/children."""
+    import builtins
+    import time
+
+    from simcore.labkit import _nbval_probe as probe
+
+    if not children_file:
+        real_open = builtins.open
+
+        def no_children(path, *a, **k):
+            if str(path).endswith("/children"):
+                raise FileNotFoundError(path)
+            return real_open(path, *a, **k)
+
+        monkeypatch.setattr(builtins, "open", no_children)
+    burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.6: pass\n"
+    parent = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time\n"
+                               f"subprocess.Popen([sys.executable, '-c', {burn!r} + "
+                               "'time.sleep(60)'])\ntime.sleep(60)"])
+    try:
+        deadline = time.monotonic() + 60
+        while probe._cpu_of_tree(parent.pid) < 0.6 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        used = probe._cpu_of_tree(parent.pid)
+        assert 0.6 <= used < 5, used  # the grandchild's 0.6 s, and two interpreters' start
+    finally:
+        import psutil
+
+        for c in psutil.Process(parent.pid).children(recursive=True):
+            c.kill()
+        parent.kill()
+        parent.wait()
+
+
 def test_a_busy_loop_dies_by_its_cpu_limit_long_before_the_cells_wall_clock(template, tmp_path):
     """The CPU limit is derived from the key's run in the sandbox (the cell limit is given, 600 s):
     the loop is stopped by it, and the rest of the notebook still counts."""

@@ -128,6 +128,31 @@ KERNEL_CPU_S = 0.0  # the kernel's CPU time as last read (the runner reports it)
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
+def _stat(pid: int | str) -> list[str]:
+    """Fields 3 onwards of /proc/PID/stat (state, ppid, ...; 14-17 are the CPU times)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        stat = fh.read()
+    return stat[stat.rindex(")") + 2:].split()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        out = []
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                out.extend(int(c) for c in fh.read().split())
+        return out
+    except FileNotFoundError:  # a kernel built without /proc/PID/task/TID/children
+        kids = []
+        for name in os.listdir("/proc"):
+            try:
+                if name.isdigit() and int(_stat(name)[1]) == pid:
+                    kids.append(int(name))
+            except (OSError, ValueError, IndexError):
+                continue
+        return kids
+
+
 def _cpu_of_tree(pid: int) -> float:
     """CPU seconds of a process and its live descendants (and what they reaped), from /proc."""
     total, todo, seen = 0.0, [pid], set()
@@ -137,13 +162,8 @@ def _cpu_of_tree(pid: int) -> float:
             continue
         seen.add(p)
         try:
-            with open(f"/proc/{p}/stat") as fh:
-                stat = fh.read()
-            fields = stat[stat.rindex(")") + 2:].split()  # fields 3 onwards; 14-17 are the times
-            total += sum(int(x) for x in fields[11:15]) / _TICK
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children") as fh:
-                    todo.extend(int(c) for c in fh.read().split())
+            total += sum(int(x) for x in _stat(p)[11:15]) / _TICK
+            todo.extend(_children(p))
         except (OSError, ValueError):
             continue
     return total
