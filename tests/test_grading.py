@@ -24,7 +24,7 @@ from conftest import require_tool
 
 from simcore.labkit import attach, emulated
 from simcore.labkit.demo import template_lab, write_demo_submissions
-from simcore.labkit.grade import Key, Options, grade
+from simcore.labkit.grade import Key, Options, budget, grade
 from simcore.labkit.report import regrade, write_report
 from simcore.labkit.student import student_version
 from simcore.labkit.variants import answer_sheet, literal_answers
@@ -77,9 +77,11 @@ def batch(tmp_path_factory):
     save("keyself", keyself)
     save("blank", stu)
 
-    # Three ways to fail at once, each costing only its own question: a hang (q2), a crash
-    # (q6) and an answer that kills the kernel (q9, the last question).
-    save("unruly", _with_answers(stu, {**solutions, "answer-q2": "while True:\n    pass",
+    # Three ways to fail at once, each costing only its own question: a hang (q2: it sleeps, so
+    # the cell's wall-clock limit stops it, not the CPU limit), a crash (q6) and an answer that
+    # kills the kernel (q9, the last question).
+    save("unruly", _with_answers(stu, {**solutions,
+                                       "answer-q2": "import time\nwhile True:\n    time.sleep(1)",
                                        "answer-q6": 'raise RuntimeError("boom")',
                                        "answer-q9": "import os\nos._exit(1)"}))
 
@@ -204,7 +206,8 @@ def test_an_answer_that_kills_the_kernel_costs_only_its_own_question(batch):
     key, r = batch[0], batch[1]["crasher"]
     assert lost(key, r) == {"q3": 2.0, "q9": 2.0}, r.lines  # q9: no measurement attached
     assert r.status == "kernel-died"
-    assert "ran the rest of your notebook again without it" in " ".join(r.notes)
+    # run again once (not once more for the same cell)
+    assert " ".join(r.notes).count("ran the rest of your notebook again without it") == 1
 
 
 def test_deleted_reordered_duplicated_and_added_cells(batch):
@@ -269,7 +272,8 @@ def test_grades_csv_gradebooks_summary_and_feedback(batch):
     moodle = read_csv(report / "grades_moodle.csv")
     assert next(iter(moodle[0])) == "ID number" and len(moodle) == len(results)
     summary = (report / "grades_summary.md").read_text(encoding="utf-8")
-    for part in ("## Scores", "## Questions", "| q3 | 2 |", "## Slowest submissions"):
+    for part in ("## Scores", "## Questions", "| q3 | 2 |", "## Slowest submissions",
+                 f"Time limits: a cell {CELL_TIMEOUT:g} s (given), the kernel "):
         assert part in summary, part
     feedback = sorted(p.name for p in (report / "feedback").iterdir())
     assert feedback == sorted(f"{name}.md" for name in results)
@@ -333,6 +337,77 @@ def test_a_notebook_over_the_whole_time_limit_is_stopped_and_the_run_goes_on(tem
     assert slow_r.status == "timeout"
     assert slow_r.scores["q2"] == 0.0
     assert "did not finish within 90 s" in " ".join(slow_r.notes)
+
+
+def test_the_time_limits_follow_the_keys_own_run():
+    # a cell: 5 times the key's whole notebook plus 10 s; the kernel: 3 times the key's kernel
+    # CPU plus 5 s, rounded up to a whole second (rlimits count whole seconds)
+    assert budget(2.0, 1.0) == (20.0, 8)
+    assert budget(0.0, 0.0) == (10.0, 5)
+    assert budget(30.0, 20.2) == (160.0, 66)
+
+
+@pytest.mark.parametrize("children_file", [True, False], ids=["children-file", "ppid-scan"])
+def test_the_kernels_cpu_time_is_read_from_its_process_tree(children_file, monkeypatch):
+    """What the CPU limit is derived from: the probe sums a process and its descendants' CPU
+    (the kernel is the launcher's child), with or without /proc/PID/task/TID/children."""
+    import builtins
+    import time
+
+    from simcore.labkit import _nbval_probe as probe
+
+    if not children_file:
+        real_open = builtins.open
+
+        def no_children(path, *a, **k):
+            if str(path).endswith("/children"):
+                raise FileNotFoundError(path)
+            return real_open(path, *a, **k)
+
+        monkeypatch.setattr(builtins, "open", no_children)
+    burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.6: pass\n"
+    parent = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time\n"
+                               f"subprocess.Popen([sys.executable, '-c', {burn!r} + "
+                               "'time.sleep(60)'])\ntime.sleep(60)"])
+    try:
+        deadline = time.monotonic() + 60
+        while probe._cpu_of_tree(parent.pid) < 0.6 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        used = probe._cpu_of_tree(parent.pid)
+        assert 0.6 <= used < 5, used  # the grandchild's 0.6 s, and two interpreters' start
+    finally:
+        import psutil
+
+        for c in psutil.Process(parent.pid).children(recursive=True):
+            c.kill()
+        parent.kill()
+        parent.wait()
+
+
+def test_a_busy_loop_dies_by_its_cpu_limit_long_before_the_cells_wall_clock(template, tmp_path):
+    """The CPU limit is derived from the key's run in the sandbox (the cell limit is given, 600 s):
+    the loop is stopped by it, and the rest of the notebook still counts."""
+    stu = student_version(nbformat.read(str(template), as_version=4), template)
+    nbformat.write(_with_answers(stu, {"answer-q1": "while True:\n    pass",
+                                       "answer-q2": "q2 = 60_000 / RPM"}),
+                   str(tmp_path / "spinner.ipynb"))
+    nbformat.write(_with_answers(stu, {"answer-q1": "q1 = 30_000 / RPM",
+                                       "answer-q2": "q2 = 60_000 / RPM"}),
+                   str(tmp_path / "honest.ipynb"))
+    key, (honest, spinner) = grade(template, [tmp_path / "honest.ipynb",
+                                              tmp_path / "spinner.ipynb"],
+                                   jobs=2, secret=SECRET, opts=Options(cell_timeout=600,
+                                                                       timeout=900))
+    b = key.budget
+    assert b.derived == ("cpu_s",) and b.cell_timeout == 600
+    assert b.key_wall_s > 0 and 0 < b.key_cpu_s < b.cpu_s
+    assert b.cpu_s == budget(b.key_wall_s, b.key_cpu_s)[1]
+    assert honest.scores == {"q1": 1.0, "q2": 2.0}, honest.lines
+    assert 0 < honest.kernel_cpu_seconds < b.cpu_s
+    assert spinner.scores == {"q1": 0.0, "q2": 2.0}, spinner.lines
+    notes = " ".join(spinner.notes)
+    assert f"used up its CPU-time limit ({b.cpu_s} s)" in notes, notes
+    assert spinner.seconds < 600 and spinner.kernel_cpu_seconds >= b.cpu_s - 1
 
 
 def test_grade_command_writes_and_never_overwrites(template, tmp_path):

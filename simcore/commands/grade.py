@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from datetime import datetime
@@ -34,14 +33,17 @@ def register(sub) -> None:
                    "flagged late")
     p.add_argument("--regrade", metavar="QUESTION", help="judge one question again from the "
                    "answers stored at grading time, under the (corrected) key; runs nothing")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                   help="submissions graded at once (default: the number of cores)")
-    p.add_argument("--cell-timeout", type=float, default=60.0,
-                   help="seconds one cell may run (default 60)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="submissions graded at once (default: one more than the cores, so a "
+                   "submission that waits on a hang leaves every core working)")
+    p.add_argument("--cell-timeout", type=float, default=None,
+                   help="seconds one cell may run (default: derived from the key's own run, "
+                   "measured in the sandbox before grading)")
     p.add_argument("--timeout", type=float, default=300.0,
                    help="seconds a whole notebook may run (default 300)")
     p.add_argument("--memory-mb", type=int, default=2048, help="address space per kernel")
-    p.add_argument("--cpu-seconds", type=int, default=600, help="CPU time per kernel")
+    p.add_argument("--cpu-seconds", type=int, default=None, help="CPU time per kernel "
+                   "(default: derived from the key's own run)")
     p.add_argument("--processes", type=int, default=96,
                    help="processes and threads per sandbox user")
     p.add_argument("--no-sandbox", action="store_true",
@@ -135,7 +137,7 @@ def main(args) -> int:
     def progress(r):
         count[0] += 1
         print(f"[{count[0]}/{len(subs)}] {r.student_id}: {r.total:g} "
-              f"({r.status}, {r.seconds:.1f} s)", file=sys.stderr)
+              f"({r.status}, {r.seconds:.1f} s, {r.cpu_seconds:.1f} CPU s)", file=sys.stderr)
 
     key, results = g.grade(key_path, subs, jobs=args.jobs, opts=opts, secret=secret,
                            progress=progress)
@@ -149,8 +151,10 @@ def main(args) -> int:
     for r in results:
         print(f"{r.student_id:<20} {r.total:>4g}/{max_total:<4g}  {r.status}"
               + (f"  [{'; '.join(r.flagged)}]" if r.flagged else ""))
-    print(f"graded {len(results)} submissions in {wall:.1f} s with {args.jobs} jobs; "
-          f"grades: {out}; feedback: {feedback}/")
+    print(f"graded {len(results)} submissions in {wall:.1f} s with "
+          f"{g.default_jobs(args.jobs)} jobs; grades: {out}; feedback: {feedback}/")
+    if key.budget is not None:
+        print(f"time limits: {key.budget.describe()}")
     errors = [r for r in results if r.status == "error"]
     for r in errors:
         print(f"grader error on {r.path}:\n{r.log}", file=sys.stderr)

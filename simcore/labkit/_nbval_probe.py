@@ -13,11 +13,16 @@ that wait so it looks at the kernel once a second and fails the cell at once
 with "the Python kernel died", instead of reporting a timeout later. After a
 timeout nbval marks the following cells "xfail"; the probe records those that
 fail as failed, with their own reason.
+
+The grader starts pytest with this file as a plugin loaded by path
+(:mod:`simcore.labkit._nbval_run`), so it imports nothing of ``simcore``: the
+sandbox's kernel command comes ready-made in ``--disklab-sandbox``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from queue import Empty
 
@@ -31,7 +36,9 @@ class KernelDied(RuntimeError):
 def pytest_addoption(parser):
     parser.addoption("--disklab-probe", default=None, help="append per-cell results here")
     parser.addoption("--disklab-sandbox", default=None,
-                     help="start the kernel through simcore.labkit.sandbox with this JSON config")
+                     help='start the kernel with this JSON: {"argv": the sandboxed kernel\'s '
+                     'command, "workdir": its folder, "cpu_limit_exit": the launcher\'s status '
+                     'for a kernel stopped by its CPU limit}')
 
 
 def pytest_configure(config):
@@ -42,35 +49,35 @@ def pytest_configure(config):
         _start_kernels_in_sandbox(sandbox)
 
 
+_CPU_LIMIT_EXIT: int | None = None
+
+
 def _start_kernels_in_sandbox(config_json: str) -> None:
     """Make nbval start its kernel through the sandbox launcher, over Unix sockets.
 
     The kernel (and only the kernel) runs behind the sandbox; nbval, this
     probe and its records stay in the grader's process, out of its reach.
     """
-    import sys
-
     import ipykernel.kernelspec
     import nbval.kernel as nk
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
     from jupyter_client.manager import KernelManager
 
-    from simcore.labkit.sandbox import Config, launcher_argv
-
-    cfg = Config.from_json(config_json)
+    global _CPU_LIMIT_EXIT
+    cfg = json.loads(config_json)
+    argv, workdir = list(cfg["argv"]), cfg["workdir"]
+    _CPU_LIMIT_EXIT = cfg.get("cpu_limit_exit")
 
     class SandboxSpecs(KernelSpecManager):
         def get_kernel_spec(self, kernel_name):
-            argv = [*launcher_argv(cfg), sys.executable, "-m", "ipykernel_launcher",
-                    "-f", "{connection_file}"]
             return KernelSpec(resource_dir=ipykernel.kernelspec.RESOURCES, argv=argv,
                               display_name="disklab sandbox", language="python")
 
     def start_new_kernel(startup_timeout=60, kernel_name="python", **kwargs):
         km = KernelManager(kernel_name=kernel_name, kernel_spec_manager=SandboxSpecs(),
-                           transport="ipc", ip=f"{cfg.workdir}/kernel")
-        km.connection_file = f"{cfg.workdir}/kernel.json"
-        kwargs["cwd"] = cfg.workdir
+                           transport="ipc", ip=f"{workdir}/kernel")
+        km.connection_file = f"{workdir}/kernel.json"
+        kwargs["cwd"] = workdir
         km.start_kernel(**kwargs)
         kc = km.client()
         kc.start_channels()
@@ -105,12 +112,79 @@ def _watch_for_kernel_death() -> None:
             try:
                 return original(self, msg_id, timeout=min(1.0, left))
             except Empty:
+                note_kernel_cpu(self)
                 if not self.is_alive():
+                    if _CPU_LIMIT_EXIT is not None and _exit_status(self) == _CPU_LIMIT_EXIT:
+                        raise KernelDied("the Python kernel died while this cell ran: it used "
+                                         "up its CPU-time limit") from None
                     raise KernelDied("the Python kernel died while this cell ran (os._exit, "
                                      "a crash, or out of memory)") from None
 
     await_reply._disklab = True
     RunningKernel.await_reply = await_reply
+
+
+KERNEL_CPU_S = 0.0  # the kernel's CPU time as last read (the runner reports it)
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid: int | str) -> list[str]:
+    """Fields 3 onwards of /proc/PID/stat (state, ppid, ...; 14-17 are the CPU times)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        stat = fh.read()
+    return stat[stat.rindex(")") + 2:].split()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        out = []
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                out.extend(int(c) for c in fh.read().split())
+        return out
+    except FileNotFoundError:  # a kernel built without /proc/PID/task/TID/children
+        kids = []
+        for name in os.listdir("/proc"):
+            try:
+                if name.isdigit() and int(_stat(name)[1]) == pid:
+                    kids.append(int(name))
+            except (OSError, ValueError, IndexError):
+                continue
+        return kids
+
+
+def _cpu_of_tree(pid: int) -> float:
+    """CPU seconds of a process and its live descendants (and what they reaped), from /proc."""
+    total, todo, seen = 0.0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            total += sum(int(x) for x in _stat(p)[11:15]) / _TICK
+            todo.extend(_children(p))
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def note_kernel_cpu(kernel) -> None:
+    """Read the CPU time of the kernel's process tree (the launcher's, in a sandbox)."""
+    global KERNEL_CPU_S
+    try:
+        pid = kernel.km.provisioner.process.pid
+    except AttributeError:
+        return
+    KERNEL_CPU_S = max(KERNEL_CPU_S, _cpu_of_tree(pid))
+
+
+def _exit_status(kernel) -> int | None:
+    """The exit status of the process Jupyter started for the kernel (the sandbox launcher)."""
+    try:
+        return kernel.km.provisioner.process.poll()
+    except AttributeError:
+        return None
 
 
 def _text(outputs, name):
@@ -138,6 +212,9 @@ def pytest_runtest_makereport(item, call):
         return
     if report.when == "teardown":
         return
+    kernel = getattr(getattr(item, "parent", None), "kernel", None)
+    if kernel is not None:
+        note_kernel_cpu(kernel)
     outputs = getattr(item, "test_outputs", None) or []
     errors = [f"{o.get('ename', '')}: {o.get('evalue', '')}".strip(": ")
               for o in outputs if o.get("output_type") == "error"]

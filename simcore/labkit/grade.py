@@ -19,6 +19,13 @@ expression there, and compares the two plain values with the question's rule
 that comparison: no check function to patch, no object whose ``==`` lies, no
 expected value inside the sandbox to read.
 
+How long a submission may run comes from the key's own run, measured at the
+start of grading through the same sandbox (:func:`calibrate`, :func:`budget`):
+a cell may run a few times as long as the key's whole notebook took, plus an
+allowance for a busy machine (a sleeping hang waits that long), and the kernel
+may use a few times the CPU time of the key's run (a busy loop dies by that
+limit first).
+
 A submission that is not a notebook, crashes, hangs or kills its kernel still
 gets a row (zero for what failed) and feedback that says why; the run goes on
 with the next one. The answers received are kept (``answers.json``), so one
@@ -31,6 +38,7 @@ import contextlib
 import copy
 import functools
 import json
+import math
 import os
 import queue
 import re
@@ -41,7 +49,8 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,6 +88,7 @@ class CellRun:
     stdout: str = ""
     errors: list[str] = field(default_factory=list)
     message: str = ""
+    seconds: float = 0.0  # how long the cell ran (wall clock)
 
 
 @dataclass
@@ -95,6 +105,8 @@ class Result:
     flagged: list[str] = field(default_factory=list)
     received: dict[str, dict] = field(default_factory=dict)  # question -> what came out
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # CPU time of its runs (nbval and the kernel), as far as measured
+    kernel_cpu_seconds: float = 0.0  # the kernel's part of it
     late_minutes: float = 0.0
     sandbox_user: str = ""  # the unprivileged user its kernel ran as
     attachments: list[dict] = field(default_factory=list)  # measurements saved in the file
@@ -126,10 +138,11 @@ class Key:
             self.spec.setdefault(q.question, q)
         self.rules = {q: answers.Rule.from_meta(s.rule, f"{self.path}: {q}")
                       for q, s in self.spec.items()}
-        self._expected: dict[str, dict] = {}
+        self._expected: dict[str, Future] = {}
         self._lock = threading.Lock()
         self._pool: ProcessPoolExecutor | None = None
         self.layers: dict | None = None  # the sandbox layers present when it last graded
+        self.budget: Budget | None = None  # the time limits it was last graded with
 
     @property
     def lab(self) -> str:
@@ -148,8 +161,18 @@ class Key:
         (trusted code, never in a sandbox), so the key's own state and numpy's
         thread pools stay out of the grading threads.
         """
+        return self.expected_soon(student_id).result()
+
+    def expected_soon(self, student_id: str) -> Future:
+        """:meth:`expected` as a future: the worker computes it while the submission runs."""
         sid = student_id.strip().casefold()
         with self._lock:
+            old = self._expected.get(sid)
+            if old is not None and old.done() and old.exception() is not None:
+                del self._expected[sid]  # computed again: the failure may have been the worker's
+                if isinstance(old.exception(), BrokenProcessPool) and self._pool is not None:
+                    self._pool.shutdown(wait=False)
+                    self._pool = None
             if sid not in self._expected:
                 if self._pool is None:
                     import multiprocessing
@@ -164,7 +187,7 @@ class Key:
                         by_cell[s.code_index].append((reference_name(q), s.reference))
                 self._expected[sid] = self._pool.submit(
                     _expected_worker, str(self.path), student_id, self.seed(student_id),
-                    by_cell).result()
+                    by_cell)
             return self._expected[sid]
 
     def close(self) -> None:
@@ -399,27 +422,32 @@ def _kill_tree(proc: subprocess.Popen) -> None:
 
 def run_nbval(nb_path: Path, *, cell_timeout: float, timeout: float,
               extra_args: Sequence[str] = (), sandbox_config: sandbox.Config | None = None,
-              startup_timeout: float = 300.0) -> tuple[dict[int, CellRun], str, str]:
+              startup_timeout: float = 300.0, usage: dict | None = None
+              ) -> tuple[dict[int, CellRun], str, str]:
     """Run ``pytest --nbval-lax`` on one notebook (its kernel in a sandbox if configured).
 
     Returns the per-cell results (by code-cell index), how the run ended
     (``completed``, ``timeout`` or ``error``) and the tail of pytest's output.
+    Given ``usage``, sets ``usage["cpu_s"]`` to the CPU time of the run (pytest,
+    the launcher and the kernel) and ``usage["kernel_cpu_s"]`` to the kernel's,
+    when it ended by itself.
     """
     work = nb_path.parent
     probe = work / "cells.jsonl"
     ini = work / "pytest.ini"
     ini.write_text("[pytest]\n")
+    runner = Path(__file__).resolve().with_name("_nbval_run.py")  # pytest with the probe
     cmd = [
-        sys.executable, "-m", "pytest", str(nb_path), "-p", "nbval.plugin",
-        "-p", "simcore.labkit._nbval_probe", "--nbval-lax",
+        sys.executable, "-P", str(runner), str(nb_path), "-p", "nbval.plugin", "--nbval-lax",
         f"--nbval-cell-timeout={cell_timeout:g}", f"--disklab-probe={probe}",
         f"--nbval-kernel-startup-timeout={startup_timeout:g}",
         "-p", "no:cacheprovider", "-c", str(ini), "--rootdir", str(work), "-q", "--no-header",
         *extra_args,
     ]
     if sandbox_config is not None:
-        cmd += ["--nbval-kernel-name=disklab-sandbox",
-                f"--disklab-sandbox={sandbox_config.to_json()}"]
+        kernel = {"argv": [*sandbox.launcher_argv(sandbox_config), *sandbox.kernel_argv()],
+                  "workdir": sandbox_config.workdir, "cpu_limit_exit": sandbox.CPU_LIMIT_EXIT}
+        cmd += ["--nbval-kernel-name=disklab-sandbox", f"--disklab-sandbox={json.dumps(kernel)}"]
     else:
         cmd.append("--nbval-current-env")
     env = dict(os.environ)
@@ -428,6 +456,8 @@ def run_nbval(nb_path: Path, *, cell_timeout: float, timeout: float,
     env.setdefault("JUPYTER_PLATFORM_DIRS", "1")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["DISKLAB_GRADING"] = "1"
+    usage_file = work / "usage.json"
+    env["DISKLAB_USAGE_FILE"] = str(usage_file)
     proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             env=env, start_new_session=True)
     ended = "completed"
@@ -445,7 +475,8 @@ def run_nbval(nb_path: Path, *, cell_timeout: float, timeout: float,
             except json.JSONDecodeError:
                 continue  # a line cut short by the timeout
             results[int(rec["cell"])] = CellRun(rec["outcome"], rec.get("stdout", ""),
-                                                rec.get("errors", []), rec.get("message", ""))
+                                                rec.get("errors", []), rec.get("message", ""),
+                                                float(rec.get("seconds", 0.0)))
     tail = (out or b"").decode("utf-8", errors="replace")[-3000:]
     if probe.exists():
         bad = [ln[:600] for ln in probe.read_text(encoding="utf-8").splitlines()
@@ -453,14 +484,72 @@ def run_nbval(nb_path: Path, *, cell_timeout: float, timeout: float,
         tail += "\n-- failed cells --\n" + "\n".join(bad[:20])
     if ended == "completed" and proc.returncode not in (0, 1):
         ended = "error"
+    if usage is not None and usage_file.exists():
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            got = json.loads(usage_file.read_text())
+            usage.update(cpu_s=float(got["cpu_s"]), kernel_cpu_s=float(got["kernel_cpu_s"]))
     return results, ended, tail
+
+
+# The time limits, from the key's own run (issue 16: start-up waits are generous, only real
+# hangs time out). :func:`calibrate` runs the key's notebook once through the same sandbox
+# before the submissions; :func:`budget` turns what it took into limits. A submission runs the
+# same cells as the key, with the student's answers in place of the key's.
+CELL_FACTOR = 5.0  # any one cell: this many times the wall time of the key's whole notebook,
+CELL_ALLOWANCE_S = 10.0  # plus this, for a fresh kernel's first imports on a busy machine
+CPU_FACTOR = 3.0  # the kernel: this many times the CPU time of the key's kernel,
+CPU_ALLOWANCE_S = 5.0  # plus this, for the kernel's start-up, which varies from run to run
+UNMEASURED_CELL_TIMEOUT_S = 60.0  # a cell's limit when the key's run could not be measured
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The time limits of one grading run, and the key's measured run they came from."""
+
+    cell_timeout: float  # seconds (wall clock) one cell may run before it is interrupted
+    cpu_s: int  # CPU seconds the kernel may use in all
+    timeout: float  # seconds (wall clock) the whole notebook may run
+    key_wall_s: float | None = None  # the key's notebook in the sandbox: its cells' wall time
+    key_cpu_s: float | None = None  # ... and its kernel's CPU time
+    derived: tuple[str, ...] = ()  # which limits came from the key's run (the rest were given)
+
+    def describe(self) -> str:
+        """One line for the log and the summary."""
+        made = {"cell_timeout": "derived", "cpu_s": "derived"}
+        tag = {k: f" ({made[k]})" if k in self.derived else " (given)" for k in made}
+        text = (f"a cell {self.cell_timeout:g} s{tag['cell_timeout']}, the kernel "
+                f"{self.cpu_s:g} CPU s{tag['cpu_s']}, the notebook {self.timeout:g} s")
+        if self.key_wall_s is not None and self.key_cpu_s is not None:
+            text += (f"; the key's own run took {self.key_wall_s:.2f} s in its cells and its "
+                     f"kernel {self.key_cpu_s:.2f} CPU s")
+        elif self.derived:
+            text += "; the key's own run could not be measured, so fixed limits were used"
+        return text
+
+
+def budget(key_wall_s: float, key_cpu_s: float) -> tuple[float, int]:
+    """``(cell_timeout, cpu_s)`` for a key whose graded run took these wall and CPU seconds.
+
+    A busy loop burns CPU, so the kernel's CPU limit stops it, at a few times
+    what the key's whole run used; a sleeping hang burns none, so the cell's
+    wall-clock limit stops it, at a few times the key's whole notebook plus an
+    allowance for a loaded machine. The key's run is measured on the machine
+    that grades, at the time it grades, so a busy machine gets longer limits.
+    """
+    cell = CELL_ALLOWANCE_S + CELL_FACTOR * max(0.0, key_wall_s)
+    cpu = CPU_ALLOWANCE_S + CPU_FACTOR * max(0.0, key_cpu_s)
+    return round(cell, 1), math.ceil(cpu)
 
 
 @dataclass
 class Options:
-    """How submissions are run: time limits, sandbox, what to hide from the sandbox."""
+    """How submissions are run: time limits, sandbox, what to hide from the sandbox.
 
-    cell_timeout: float = 60.0
+    ``cell_timeout=None`` and ``limits.cpu_s=None`` (the defaults) derive those
+    limits from the key's own run (:func:`budget`); a number is used as given.
+    """
+
+    cell_timeout: float | None = None
     timeout: float = 300.0
     use_sandbox: bool = True
     limits: sandbox.Limits = field(default_factory=sandbox.Limits)
@@ -482,15 +571,64 @@ class Slots:
         self.use_sandbox = use_sandbox
 
     def close(self) -> None:
+        """Wait until the slots' users have nothing left, dead zombies included; release them."""
         if self.use_sandbox:
             for i in self.claimed:
+                if self.users.get(i):
+                    sandbox.wait_user_gone(self.users[i][0])
                 sandbox.release_slot(i)
+
+
+def calibrate(key: Key, opts: Options, slots: Slots | None = None) -> tuple[float, float] | None:
+    """Run the key's own notebook as a submission, in the sandbox; ``(cells' wall s, CPU s)``.
+
+    The key (its solutions in the answer cells, the demo id) goes the way every
+    submission goes: spliced, run by nbval with its kernel in a sandbox. The
+    wall time is the sum of its cells' run times (the kernel's start has its
+    own, generous limit); the CPU time is the kernel's (what its limit
+    bounds), start-up included. None if the run did not complete, so nothing
+    can be measured.
+    """
+    import dataclasses
+
+    merged, _, _ = splice(key, key.nb, DEFAULT_ID)
+    trial = dataclasses.replace(
+        opts, cell_timeout=UNMEASURED_CELL_TIMEOUT_S,
+        limits=dataclasses.replace(opts.limits, cpu_s=sandbox.CPU_S_WITHOUT_GRADER))
+    res = Result(str(key.path), DEFAULT_ID, "calibration")
+    cells, ended, _ = _sandboxed_run(merged, trial, slots, res)
+    if ended != "completed" or not cells or res.kernel_cpu_seconds <= 0:
+        return None
+    return sum(r.seconds for r in cells.values()), res.kernel_cpu_seconds
+
+
+def resolve(key: Key, opts: Options, slots: Slots | None = None) -> Options:
+    """``opts`` with every derived limit filled in (calibrating the key once, if needed).
+
+    Sets ``key.budget``. Call it before grading in threads: it runs the key's notebook.
+    """
+    import dataclasses
+
+    derived = tuple(k for k, v in (("cell_timeout", opts.cell_timeout),
+                                   ("cpu_s", opts.limits.cpu_s)) if v is None)
+    measured = calibrate(key, opts, slots) if derived else None
+    if measured is not None:
+        cell, cpu = budget(*measured)
+    else:
+        cell, cpu = UNMEASURED_CELL_TIMEOUT_S, sandbox.CPU_S_WITHOUT_GRADER
+    cell = opts.cell_timeout if opts.cell_timeout is not None else cell
+    cpu = opts.limits.cpu_s if opts.limits.cpu_s is not None else cpu
+    key.budget = Budget(cell, cpu, opts.timeout, *(measured or (None, None)), derived)
+    return dataclasses.replace(opts, cell_timeout=cell,
+                               limits=dataclasses.replace(opts.limits, cpu_s=cpu))
 
 
 def grade_one(key: Key, path: str | Path, opts: Options | None = None,
               slots: Slots | None = None) -> Result:
     """Grade one submission against a key; never raises for a bad submission."""
     opts = opts or Options()
+    if opts.cell_timeout is None or opts.limits.cpu_s is None:
+        opts = resolve(key, opts, slots)
     t0 = time.monotonic()
     path = Path(path)
     zero = {q: 0.0 for q in key.info.questions}
@@ -523,29 +661,34 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
     res.flagged.extend(flagged)
     if opts.keep_merged:
         res.merged = merged
+    soon = key.expected_soon(sid)  # the key's answers are computed while the submission runs
     cells, ended, tail = _sandboxed_run(merged, opts, slots, res)
     # An answer that killed the kernel (os._exit, a crash, a limit, a loop that swallows the
     # interrupt) would cost every answer after it. Run the rest again without that cell (at most
-    # twice), so it costs only its own question and the answers that use it.
+    # twice), so it costs only its own question and the answers that use it. Each run looks only
+    # past the cell the run before it left out (that cell's record still says it killed the
+    # kernel), and leaves out every cell left out so far.
+    again, after = merged, -1
     for _ in range(2):
-        fatal = _fatal_answer(key, merged, cells)
+        fatal = _fatal_answer(key, merged, cells, after)
         if fatal is None or ended != "completed":
             break
         index, cell = fatal
         label = key.answer_labels.get(cell.id, cell.id)
-        again = copy.deepcopy(merged)
+        again = copy.deepcopy(again)
         code = [c for c in again.cells if c.cell_type == "code"]
         code[index].source = key.student_sources.get(cell.id, "pass")
         more, ended, tail2 = _sandboxed_run(again, opts, slots, res)
         cells = {**{i: r for i, r in cells.items() if i <= index},
                  **{i: r for i, r in more.items() if i > index}}
+        after = index
         tail += "\n-- second run --\n" + tail2
         res.notes.append(f"Your answer cell for {label} stopped the Python kernel, so the grader "
                          "ran the rest of your notebook again without it: only that answer (and "
                          "answers that use it) lost points.")
     res.log = tail
     try:
-        expected = key.expected(sid)
+        expected = soon.result()
     except Exception as exc:  # the key failed for this variant: the instructor must know
         res.status = "error"
         res.notes.append("The grader could not compute the answers of your variant; your "
@@ -579,11 +722,16 @@ def _sandboxed_run(merged: NotebookNode, opts: Options, slots: Slots | None,
             cfg = sandbox.make_config(work, uid if "unprivileged-user" in layers["layers"]
                                       else None, gid, hide, opts.limits,
                                       namespaces="mount-namespace" in layers["layers"])
-        return run_nbval(nb_path, cell_timeout=opts.cell_timeout, timeout=opts.timeout,
-                         sandbox_config=cfg)
+        usage: dict = {}
+        try:
+            return run_nbval(nb_path, cell_timeout=opts.cell_timeout, timeout=opts.timeout,
+                             sandbox_config=cfg, usage=usage)
+        finally:
+            res.cpu_seconds += usage.get("cpu_s", 0.0)
+            res.kernel_cpu_seconds += usage.get("kernel_cpu_s", 0.0)
     finally:
         if user:
-            left = sandbox.wait_user_gone(user[0])
+            left = sandbox.wait_user_gone(user[0], zombies=False)
             if left:
                 res.flagged.append(f"processes {left} of {user[2]} survived grading")
         if slots and slot is not None:
@@ -596,11 +744,16 @@ def _sandboxed_run(merged: NotebookNode, opts: Options, slots: Slots | None,
 _KILLED = ("Failed to interrupt", "kernel died", "Kernel dead", "Kernel died")
 
 
-def _fatal_answer(key: Key, merged: NotebookNode, cells: dict[int, CellRun]
+def _fatal_answer(key: Key, merged: NotebookNode, cells: dict[int, CellRun], after: int = -1
                   ) -> tuple[int, NotebookNode] | None:
-    """The answer cell during which the kernel died, if another question's answer came after."""
+    """The answer cell during which the kernel died, if another question's answer came after.
+
+    Only code cells past index ``after`` are looked at.
+    """
     code = [c for c in merged.cells if c.cell_type == "code"]
     for i, cell in enumerate(code):
+        if i <= after:
+            continue
         run = cells.get(i)
         if run is None or run.outcome != "failed":
             continue
@@ -614,7 +767,12 @@ def _fatal_answer(key: Key, merged: NotebookNode, cells: dict[int, CellRun]
     return None
 
 
-def _reason(run: CellRun, cell_timeout: float) -> str:
+def _reason(run: CellRun, opts: Options) -> str:
+    cell_timeout = opts.cell_timeout
+    if "CPU-time limit" in run.message:
+        cpu = opts.limits.cpu_s if opts.limits.cpu_s is not None else sandbox.CPU_S_WITHOUT_GRADER
+        return (f"the notebook's Python kernel used up its CPU-time limit ({cpu:g} s) while it "
+                "ran, and was stopped (a loop that never ends?)")
     if "Failed to interrupt" in run.message:
         return (f"it ran longer than {cell_timeout:g} s and did not answer an interrupt, or it "
                 "ended the Python kernel (os._exit, a crash)")
@@ -666,11 +824,11 @@ def _score(key: Key, res: Result, merged: NotebookNode, cells: dict[int, CellRun
         if is_answer(cell):
             label = key.answer_labels.get(cell.id, cell.id)
             res.notes.append(f"Your answer cell for {label} did not run cleanly: "
-                             f"{_reason(run, opts.cell_timeout)}.")
+                             f"{_reason(run, opts)}.")
         elif "Kernel dead" not in run.message and "NBVAL_SKIP" not in nbval_markers(
                 cell.source):
             res.notes.append(f"The lab's own cell {cell.get('id')} failed after your answers "
-                             f"ran: {_reason(run, opts.cell_timeout)}. If an answer cell "
+                             f"ran: {_reason(run, opts)}. If an answer cell "
                              "reassigned a name the lab uses, that is the likely cause.")
     for q in key.info.questions:
         pts = key.max[q]
@@ -680,7 +838,7 @@ def _score(key: Key, res: Result, merged: NotebookNode, cells: dict[int, CellRun
                                    "this answer was read")
         elif run.outcome != "passed" and not run.stdout:
             got = answers.Received(False, problem="not checked: "
-                                   + _reason(run, opts.cell_timeout))
+                                   + _reason(run, opts))
         else:
             got = answers.parse(run.stdout, q)
         res.received[q] = {"present": got.present, "value": got.value, "problem": got.problem}
@@ -709,6 +867,15 @@ def judge(key: Key, q: str, got: answers.Received, expected: dict,
     return (True, f"{q} ✔ correct") if ok else (False, f"{q} ✘ {why}")
 
 
+def default_jobs(jobs: int | None = None) -> int:
+    """Submissions graded at once: as given, else one more than the cores.
+
+    A submission is mostly computing (pytest, the kernel's start, the cells), but one
+    that hangs asleep waits out its cell's limit; the extra job keeps the cores busy then.
+    """
+    return max(1, jobs or (os.cpu_count() or 1) + 1)
+
+
 def grade(key_path: str | Path, submissions: Sequence[str | Path], *, jobs: int | None = None,
           opts: Options | None = None, secret: bytes | None = None,
           progress: Callable[[Result], None] | None = None) -> tuple[Key, list[Result]]:
@@ -719,10 +886,11 @@ def grade(key_path: str | Path, submissions: Sequence[str | Path], *, jobs: int 
     opts.hide = sorted({*opts.hide, *hidden_paths(key.path, paths)})
     key.layers = (sandbox.probe_layers(opts.hide, opts.limits) if opts.use_sandbox
                   else {"layers": [], "missing": ["all (grading without a sandbox)"]})
-    jobs = max(1, jobs or os.cpu_count() or 1)
+    jobs = default_jobs(jobs)
     slots = Slots(jobs, opts.use_sandbox)
     results: list[Result | None] = [None] * len(paths)
     try:
+        opts = resolve(key, opts, slots)
         _run_all(key, paths, jobs, opts, slots, results, progress)
     finally:
         key.close()

@@ -21,6 +21,7 @@ without ``force``:
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -33,6 +34,9 @@ from .student import safe_name
 
 if TYPE_CHECKING:
     from .grade import Key, Result
+
+
+SLOWEST = 10  # submissions listed by time in the summary
 
 
 def _fmt(x: float) -> str:
@@ -162,6 +166,8 @@ def summary_text(key: Key, results: Sequence[Result], layers: dict | None = None
     if layers is not None:
         lines += ["Sandbox layers present: " + (", ".join(layers.get("layers", [])) or "none"),
                   "Missing: " + (", ".join(layers.get("missing", [])) or "none"), ""]
+    if key.budget is not None:
+        lines += [f"Time limits: {key.budget.describe()}.", ""]
     lines += ["## Scores", "", "```"]
     bins = 10
     counts = [0] * bins
@@ -188,8 +194,13 @@ def summary_text(key: Key, results: Sequence[Result], layers: dict | None = None
         status[r.status] = status.get(r.status, 0) + 1
     lines += ["", "## Statuses", ""] + [f"- {k}: {v}" for k, v in sorted(status.items())]
     lines += ["", "## Slowest submissions", ""]
-    for r in sorted(results, key=lambda r: -r.seconds)[:5]:
-        lines.append(f"- {r.student_id}: {r.seconds:.1f} s ({r.status})")
+    for r in sorted(results, key=lambda r: -r.seconds)[:SLOWEST]:
+        lines.append(f"- {r.student_id}: {r.seconds:.1f} s, {r.cpu_seconds:.1f} CPU s "
+                     f"({r.status})")
+    if n:
+        wall, cpu = sum(r.seconds for r in results), sum(r.cpu_seconds for r in results)
+        lines += ["", f"All {n}: {wall:.0f} s of grading slots, {cpu:.0f} CPU s "
+                  f"(median {sorted(r.seconds for r in results)[n // 2]:.1f} s each)."]
     flagged = [r for r in results if r.flagged]
     late = [r for r in results if r.late_minutes > 0]
     if flagged:
@@ -206,9 +217,11 @@ def summary_text(key: Key, results: Sequence[Result], layers: dict | None = None
 def record(key: Key, results: Sequence[Result], layers: dict | None = None) -> dict:
     return {
         "lab": key.lab, "key": str(key.path), "points": key.max, "layers": layers,
+        "budget": dataclasses.asdict(key.budget) if key.budget is not None else None,
         "results": [{"path": r.path, "student_id": r.student_id, "id_source": r.id_source,
                      "status": r.status, "scores": r.scores, "lines": r.lines, "notes": r.notes,
                      "flagged": r.flagged, "received": r.received, "seconds": r.seconds,
+                     "cpu_seconds": r.cpu_seconds,
                      "late_minutes": r.late_minutes, "attachments": r.attachments}
                     for r in results],
     }
@@ -222,7 +235,7 @@ def regrade(key: Key, out_csv: str | Path, feedback_dir: str | Path,
     values. Rewrites the grades, gradebooks, summary and feedback; returns the
     results and one line per student whose points changed.
     """
-    from .grade import Result, judge
+    from .grade import Budget, Result, judge
 
     out_csv = Path(out_csv)
     if question not in key.info.questions:
@@ -234,11 +247,14 @@ def regrade(key: Key, out_csv: str | Path, feedback_dir: str | Path,
     rec = json.loads(rec_path.read_text(encoding="utf-8"))
     if rec.get("lab") != key.lab:
         raise ValueError(f"{rec_path} holds {rec.get('lab')!r}, not {key.lab!r}")
+    if rec.get("budget") and key.budget is None:  # the limits it was graded with, for the summary
+        key.budget = Budget(**{**rec["budget"], "derived": tuple(rec["budget"]["derived"])})
     results, changes = [], []
     for d in rec["results"]:
         r = Result(d["path"], d["student_id"], d["id_source"], d["status"], d["scores"],
                    d["lines"], d["notes"], d["flagged"], d["received"], d["seconds"],
-                   d.get("late_minutes", 0.0), attachments=d.get("attachments", []))
+                   cpu_seconds=d.get("cpu_seconds", 0.0), late_minutes=d.get("late_minutes", 0.0),
+                   attachments=d.get("attachments", []))
         got = r.received.get(question)
         if got is not None and r.status not in ("invalid", "empty", "error"):
             before = r.scores.get(question, 0.0)

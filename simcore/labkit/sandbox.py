@@ -1,9 +1,10 @@
 """A sandbox per submission, built from what a Linux box has (no Docker).
 
 The grader's nbval run stays in the grader's process; only the student's
-*kernel* is started through this module (``python -m simcore.labkit.sandbox
-CONFIG -- python -m ipykernel_launcher -f conn.json``), which puts it behind
-these layers before it runs a line of student code:
+*kernel* is started through this module (``python -I .../sandbox.py CONFIG --
+python -c <start ipykernel> -f conn.json``, :func:`launcher_argv` and
+:func:`kernel_argv`), which puts it behind these layers before it runs a line
+of student code:
 
 - **namespaces** (``unshare``): a new mount namespace where ``/tmp``,
   ``/var/tmp``, ``/dev/shm`` and ``/run/lock`` are fresh, small tmpfs and
@@ -15,7 +16,9 @@ these layers before it runs a line of student code:
 - **an unprivileged user**: as root, one system user per grading slot
   (``disklab-sb0``, ... created on demand with ``useradd``; ``nobody`` if that
   fails), no supplementary groups; the sandbox folder is the only place it owns;
-- **rlimits**: CPU seconds, address space, process count, file size, open files;
+- **rlimits**: CPU seconds, address space, process count, file size, open files
+  (a kernel stopped by its CPU limit makes the launcher exit with
+  :data:`CPU_LIMIT_EXIT`, so the grader can say why it died);
 - **a clean environment**: a short allow-list; the instructor secret never
   crosses.
 
@@ -53,13 +56,20 @@ PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
 SCRATCH = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"]
 ENV_KEEP = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "PYTHONHASHSEED", "TZ")
 USER_PREFIX = "disklab-sb"
+CPU_S_WITHOUT_GRADER = 600  # a kernel's CPU limit when no grader derived one from its key
+CPU_LIMIT_EXIT = 128 + signal.SIGXCPU  # the launcher's status when its kernel used up its CPU
 
 
 @dataclass
 class Limits:
-    """Resource limits of one sandboxed kernel (CPU and wall clock in seconds)."""
+    """Resource limits of one sandboxed kernel (CPU time in seconds).
 
-    cpu_s: int = 600
+    ``cpu_s=None`` lets the grader derive the CPU limit from the key's own
+    measured run (:func:`simcore.labkit.grade.budget`); used alone, the
+    sandbox then applies :data:`CPU_S_WITHOUT_GRADER`.
+    """
+
+    cpu_s: int | None = None
     memory_mb: int = 2048
     processes: int = 96  # RLIMIT_NPROC counts threads: a kernel has about a dozen
     file_mb: int = 64
@@ -204,7 +214,8 @@ def _expose(cfg: Config) -> None:
 def _limit(cfg: Config) -> None:
     lim = cfg.limits
     mb = 1024 * 1024
-    for what, value in ((resource.RLIMIT_CPU, lim.cpu_s), (resource.RLIMIT_AS, lim.memory_mb * mb),
+    cpu = lim.cpu_s if lim.cpu_s is not None else CPU_S_WITHOUT_GRADER
+    for what, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, lim.memory_mb * mb),
                         (resource.RLIMIT_FSIZE, lim.file_mb * mb),
                         (resource.RLIMIT_NOFILE, lim.open_files), (resource.RLIMIT_CORE, 0)):
         resource.setrlimit(what, (value, value))
@@ -264,10 +275,16 @@ def launch(cfg: Config, argv: list[str]) -> int:
         signal.signal(s, lambda n, _f: os.kill(pid, n))
     while True:
         try:
-            _, status = os.waitpid(pid, 0)
+            _, status, usage = os.wait4(pid, 0)
             break
         except InterruptedError:
             continue
+    # Killed at its CPU limit (SIGKILL at the hard limit, SIGXCPU at the soft one): say so with
+    # an exit status of our own. The kernel cannot forge it without burning that CPU time.
+    cpu = cfg.limits.cpu_s if cfg.limits.cpu_s is not None else CPU_S_WITHOUT_GRADER
+    if (os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGKILL, signal.SIGXCPU)
+            and usage.ru_utime + usage.ru_stime >= cpu - 0.5):
+        return CPU_LIMIT_EXIT
     return os.waitstatus_to_exitcode(status)
 
 
@@ -363,8 +380,21 @@ def make_config(workdir: str | Path, uid: int | None, gid: int | None, hide: lis
                   namespaces)
 
 
-def user_processes(uid: int) -> list[int]:
-    """Process ids owned (real uid) by ``uid``, read from /proc."""
+def _dead(proc: Path) -> bool:
+    """A zombie all of whose threads have ended: it runs nothing, and waits only to be reaped.
+
+    (A process whose main thread alone has exited also shows as a zombie while its
+    other threads run on; those count as alive.)
+    """
+    try:
+        return all((t / "stat").read_text().rsplit(")", 1)[1].split()[0] in "ZX"
+                   for t in (proc / "task").iterdir())
+    except (OSError, IndexError):
+        return False
+
+
+def user_processes(uid: int, zombies: bool = True) -> list[int]:
+    """Process ids owned (real uid) by ``uid``, read from /proc; without dead zombies if asked."""
     pids = []
     for p in Path("/proc").iterdir():
         if not p.name.isdigit():
@@ -372,7 +402,7 @@ def user_processes(uid: int) -> list[int]:
         try:
             for line in (p / "status").read_text().splitlines():
                 if line.startswith("Uid:"):
-                    if int(line.split()[1]) == uid:
+                    if int(line.split()[1]) == uid and (zombies or not _dead(p)):
                         pids.append(int(p.name))
                     break
         except (OSError, ValueError, IndexError):
@@ -380,19 +410,49 @@ def user_processes(uid: int) -> list[int]:
     return pids
 
 
-def wait_user_gone(uid: int, timeout: float = 60.0) -> list[int]:
-    """Kill and wait until a sandbox user runs nothing; return what is still there (nothing)."""
+def wait_user_gone(uid: int, timeout: float = 60.0, zombies: bool = True) -> list[int]:
+    """Kill and wait until a sandbox user runs nothing; return what is still there (nothing).
+
+    With ``zombies=False`` a dead zombie does not count: the kernel, first process of
+    its PID namespace, is a child of the launcher that Jupyter killed, so it is reaped by
+    the machine's init, which some (a VM's minimal init) do only every second or two.
+    A zombie runs no code and holds no file; between two submissions of one slot the
+    grader does not wait for it, and at the end of grading it waits for all of them
+    (:meth:`simcore.labkit.grade.Slots.close`).
+    """
     deadline = time.monotonic() + timeout
-    left = user_processes(uid)
+    left = user_processes(uid, zombies)
     while left and time.monotonic() < deadline:
-        reap_user(uid)
-        time.sleep(0.2)
-        left = user_processes(uid)
+        if not zombies or user_processes(uid, zombies=False):  # something still runs: kill it
+            reap_user(uid)
+        time.sleep(0.1)
+        left = user_processes(uid, zombies)
     return left
 
 
 def launcher_argv(cfg: Config) -> list[str]:
-    return [sys.executable, "-m", "simcore.labkit.sandbox", cfg.to_json(), "--"]
+    """The launcher's command: this file run by path, isolated (``-I``).
+
+    By path, so starting it does not import the ``simcore`` package (numpy,
+    simpy, plotly's theme: most of a second of CPU per submission) when it
+    needs only the standard library; isolated, so no ``PYTHONPATH`` or current
+    folder reaches the process that runs as root until it drops privileges.
+    """
+    return [sys.executable, "-I", str(Path(__file__).resolve()), cfg.to_json(), "--"]
+
+
+# The kernel's start inside the sandbox: ipykernel_launcher's own lines, after marking
+# rfc3987_syntax absent. jsonschema imports it (for the "iri" string format, which no lab
+# validates) when plotly's first figure imports nbformat, and it builds a grammar at import that
+# costs a second of CPU in every kernel.
+_KERNEL_MAIN = ("import sys\nsys.modules.setdefault('rfc3987_syntax', None)\n"
+                "if sys.path and sys.path[0] == '':\n    del sys.path[0]\n"
+                "from ipykernel import kernelapp\nkernelapp.launch_new_instance()")
+
+
+def kernel_argv() -> list[str]:
+    """The sandboxed kernel's command (after :func:`launcher_argv`); Jupyter fills the file."""
+    return [sys.executable, "-c", _KERNEL_MAIN, "-f", "{connection_file}"]
 
 
 _PROBE_CODE = r"""
