@@ -72,6 +72,12 @@ def test_an_edited_row_is_caught(toy):
     assert len(problems) == 1 and problems[0].startswith("point 2 ") and "square" in problems[0]
 
 
+def test_points_outside_the_archive_are_refused(toy):
+    archive.build("toy", log=None)
+    with pytest.raises(ValueError, match=r"\[7\] are not in the archive of 'toy' \(0 to 3\)"):
+        archive.verify("toy", which=[1, 7])
+
+
 def test_an_interrupted_run_resumes(toy, tmp_path):
     partial = tmp_path / "toy-full-s0.json.partial"
     partial.write_text(json.dumps({"point": {"x": 0, "quick": False, "seed": 0},

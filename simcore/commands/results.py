@@ -41,7 +41,7 @@ def main(args) -> int:
             print(f"{k:<10} {v}")
         print(f"{'points':<10} {len(archive.rows(args.name, args.seed))}")
         return 0
-    pool = ProcessPoolExecutor(max_workers=args.jobs) if (args.jobs or 2) > 1 else None
+    pool = None if args.jobs == 1 else ProcessPoolExecutor(max_workers=args.jobs)
     try:
         if args.action == "archive":
             archive.build(args.name, args.seed, executor=pool)

@@ -195,7 +195,11 @@ def verify(name: str, seed: int = 0, which: Sequence[int] | None = None,
         return [f"no current archive at {path(name, seed)} (missing, or its points are not "
                 f"the sweep the code runs now): python -m simcore results archive {name}"]
     entries = data["points"]
-    idx = range(len(entries)) if which is None else which
+    idx = range(len(entries)) if which is None else list(which)
+    wrong = [i for i in idx if not 0 <= i < len(entries)]
+    if wrong:
+        raise ValueError(f"point indices {wrong} are not in the archive of '{name}' "
+                         f"(0 to {len(entries) - 1})")
     problems = []
     if executor is None:
         fresh = [mod.run_point(**entries[i]["point"]) for i in idx]
