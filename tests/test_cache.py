@@ -300,10 +300,11 @@ def test_reads_bigger_than_a_segment_stream_through_an_ideal_bus():
 
 
 def test_read_ahead_over_requested_may_push_the_request_out_of_the_segment(ten_ms_disk):
-    """DiskSim's "Read-ahead over requested". A 40-sector segment (20 KiB), a 30-sector
-    miss from LBA 0, read-ahead to the segment's end: kept apart (0), the segment holds the
-    request and reads ahead only the 10 sectors left (to LBA 40); over requested (1), it
-    reads a whole segment's worth past the request (to LBA 70) and keeps the last 40."""
+    """``read_ahead_over_requested``. A 40-sector segment (20 KiB), a 30-sector miss from
+    LBA 0, read-ahead to the segment's end: kept apart (False), the segment holds the
+    request and reads ahead only the 10 sectors left (to LBA 40); over requested (True, as
+    DiskSim reads ahead with no maximum and "Read-ahead over requested" = 0), it reads a
+    whole segment's worth past the request (to LBA 70) and keeps the last 40."""
     for over, contents in ((False, [(0, 40, False)]), (True, [(30, 70, False)])):
         cache = SegmentCache(CacheConfig(20, 1, read_ahead="segment",
                                          read_ahead_over_requested=over), ten_ms_disk)
