@@ -300,10 +300,11 @@ def test_reads_bigger_than_a_segment_stream_through_an_ideal_bus():
 
 
 def test_read_ahead_over_requested_may_push_the_request_out_of_the_segment(ten_ms_disk):
-    """DiskSim's "Read-ahead over requested". A 40-sector segment (20 KiB), a 30-sector
-    miss from LBA 0, read-ahead to the segment's end: kept apart (0), the segment holds the
-    request and reads ahead only the 10 sectors left (to LBA 40); over requested (1), it
-    reads a whole segment's worth past the request (to LBA 70) and keeps the last 40."""
+    """``read_ahead_over_requested``. A 40-sector segment (20 KiB), a 30-sector miss from
+    LBA 0, read-ahead to the segment's end: kept apart (False), the segment holds the
+    request and reads ahead only the 10 sectors left (to LBA 40); over requested (True, as
+    DiskSim reads ahead with no maximum and "Read-ahead over requested" = 0), it reads a
+    whole segment's worth past the request (to LBA 70) and keeps the last 40."""
     for over, contents in ((False, [(0, 40, False)]), (True, [(30, 70, False)])):
         cache = SegmentCache(CacheConfig(20, 1, read_ahead="segment",
                                          read_ahead_over_requested=over), ten_ms_disk)
@@ -311,6 +312,29 @@ def test_read_ahead_over_requested_may_push_the_request_out_of_the_segment(ten_m
         svc = cache.read(0, 30, 0.0, 0.0, head)
         cache.read_done(svc, svc.media_end_ms, head)
         assert cache.contents(1e9) == contents, over
+
+
+def test_a_read_ahead_as_long_as_the_segment_makes_a_re_read_a_miss(ten_ms_disk):
+    """DiskSim's rule for a drive whose maximum read-ahead is a whole segment (the
+    Ultrastar 18ES: 511 blocks of 511). One 40-sector segment (20 KiB), read-ahead capped at
+    40 sectors, 0.1 ms a sector, LBA k under the head at k x 0.1 ms. A 4-sector miss at LBA 0
+    from t = 0 reads sectors 0-3 by 0.4 ms, then reads ahead. Running past the request
+    (DiskSim), 40 sectors, LBAs 4-43, by 4.4 ms, and the ring keeps 4-43: a re-read of LBA 0
+    at t = 10 ms (LBA 0 under the head again) is a miss, read by 10.4 ms. Kept apart, the
+    read-ahead stops at 36 sectors (4-39, by 4.0 ms) and the re-read is a hit, ready at
+    once."""
+    for over, contents, kind, end in ((True, [(4, 44, False)], "miss", 10.4),
+                                      (False, [(0, 40, False)], "hit", 10.0)):
+        cache = SegmentCache(CacheConfig(20, 1, read_ahead="segment", max_read_ahead_kib=20,
+                                         read_ahead_over_requested=over), ten_ms_disk)
+        head = HeadState(0, 0)
+        svc = cache.read(0, 4, 0.0, 0.0, head)
+        assert svc.media_end_ms == pytest.approx(0.4)
+        cache.read_done(svc, svc.media_end_ms, head)
+        assert cache.stream.end_ms == pytest.approx(4.4 if over else 4.0)
+        assert cache.contents(10.0) == contents
+        again = cache.read(0, 4, 10.0, 10.0, head)
+        assert (again.kind, again.media_end_ms) == (kind, pytest.approx(end)), over
 
 
 def test_read_ahead_on_an_idle_hit_reads_on_from_the_segments_end(ten_ms_disk):

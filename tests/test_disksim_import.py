@@ -472,3 +472,34 @@ def _write_toml(imp, out: Path) -> Path:
 
 def _import(src: Path, out: Path) -> Path:
     return _write_toml(import_disksim(src), out)
+
+
+@pytest.mark.parametrize("contread, max_ra, keep, over", [
+    (1, 16, 0, True),   # a maximum read-ahead: that many blocks past the request, keep or not
+    (1, 16, 1, True),
+    (3, 0, 1, False),   # no maximum, keep the request: stop where the segment is full
+    (3, 0, 0, True),    # no maximum, do not keep: a whole segment past the request
+    (4, 0, 1, True),    # one track ahead: the track's end decides, not the knob
+    (0, 16, 1, False),  # no read-ahead at all
+])
+def test_read_ahead_over_requested_follows_disksims_read_ahead_end(model_dir, contread, max_ra,
+                                                                   keep, over):
+    """DiskSim keeps a read's own blocks in the segment only when the read-ahead is neither
+    capped by ``Maximum read-ahead`` nor one track ahead (scheme 4) and ``Read-ahead over
+    requested`` is 1 (``disk_buffer_get_max_readahead``); else the read-ahead runs its
+    length past the request and the ring may push the request out."""
+    specs = edit(model_dir / "tiny.diskspecs", "Buffer continuous read = 1",
+                 f"Buffer continuous read = {contread}")
+    edit(specs, "Maximum read-ahead (blks) = 16", f"Maximum read-ahead (blks) = {max_ra}")
+    edit(specs, "Read-ahead over requested = 0", f"Read-ahead over requested = {keep}")
+    cache = import_disksim(model_dir / "tiny.parv").profile["firmware"]["cache"]
+    assert cache.get("read_ahead_over_requested", False) is over
+
+
+def test_read_ahead_over_requested_minus_one_is_warned(model_dir):
+    edit(model_dir / "tiny.diskspecs", "Read-ahead over requested = 0",
+         "Read-ahead over requested = -1")
+    imp = import_disksim(model_dir / "tiny.parv")
+    assert any("Read-ahead over requested = -1" in w and "imported as 0" in w
+               for w in imp.warnings)
+    assert imp.profile["firmware"]["cache"]["read_ahead_over_requested"] is True

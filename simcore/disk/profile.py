@@ -159,9 +159,12 @@ class CacheSpec:
     after it reaches the platter (DiskSim's "Allow read hits on write data" = 0, as
     extracted for the IBM Ultrastar 18ES)."""
     read_ahead_over_requested: bool = False
-    """True: after a miss the read-ahead may fill the whole segment, pushing out the
-    request's own data (already sent to the host); False: the segment keeps the request
-    and reads ahead only into the room left (DiskSim's "Read-ahead over requested")."""
+    """True: after a miss the read-ahead runs its whole length past the request, and the
+    segment, a ring, keeps only the sectors read last, pushing out the request's own data
+    (already sent to the host) when the two do not fit; False: the segment keeps the request
+    and reads ahead only into the room left. DiskSim keeps the request only when a drive has
+    no "Maximum read-ahead" and "Read-ahead over requested" = 1
+    (:func:`simcore.disksim.importer.read_ahead_passes_request`)."""
     read_ahead_on_hit: bool = False
     """True: a read served wholly from the buffer while the drive is idle starts a
     read-ahead from the segment's end (DiskSim's "Read-ahead on idle hit")."""

@@ -67,6 +67,35 @@ writes a request's first sector once min(n, 10) of its n sectors are buffered, 1
 n >= 45 (``disk_buffer_block_available`` in DiskSim's disk cache; fixed there, not a
 parameter of the model)."""
 READ_AHEAD = {0: "none", 1: "track", 2: "cylinder", 3: "segment", 4: "track"}
+
+
+def read_ahead_passes_request(contread: int, max_read_ahead: int, keep: int) -> bool:
+    """Whether DiskSim's read-ahead after a miss runs its whole length past the request,
+    so that the segment (a ring of ``Segment size`` blocks) may push the request's own,
+    already sent, blocks out (simcore's ``read_ahead_over_requested``).
+
+    DiskSim 4.0 sets where a read-ahead ends in ``disk_buffer_get_max_readahead``
+    (``disksim_diskcache.c``): with ``Buffer continuous read`` = 4, at the end of a
+    track, whatever the other knobs say; else, with a ``Maximum read-ahead (blks)``
+    above 0, that many blocks past the request's end; only with no maximum does
+    ``Read-ahead over requested`` (``keeprequestdata``) count: above 0 the read-ahead
+    stops where a segment starting at the request is full (the request is kept), else it
+    reads a whole segment past the request's end. The segment keeps the last ``Segment
+    size`` blocks it read (``disk_buffer_segment_wrap``). So the request is kept only
+    with no maximum read-ahead and ``Read-ahead over requested`` = 1, the opposite of
+    what the manual's sentence on that parameter suggests (the code is what DiskSim's
+    own validation results come from).
+
+    >>> read_ahead_passes_request(3, 511, 0)   # the Ultrastar 18ES: 511 past the request
+    True
+    >>> read_ahead_passes_request(3, 0, 1)     # no maximum, keep the request
+    False
+    """
+    if contread == 0:
+        return False
+    if contread == 4 or max_read_ahead > 0:
+        return True
+    return keep <= 0
 SCHEDULERS = {1: ("FCFS", "fcfs"), 2: ("elevator by LBN", None), 3: ("C-LOOK by LBN", None),
               4: ("SSTF by LBN", "sstf"), 8: ("SPTF", None)}
 
@@ -983,7 +1012,13 @@ class _Context:
         write_hits = d.integer("Allow read hits on write data", default=1, minimum=0)
         if enable and not write_hits:
             cache["read_hits_on_write_data"] = False
-        if enable and contread and d.integer("Read-ahead over requested", default=0, minimum=0):
+        keep = d.integer("Read-ahead over requested", default=0, minimum=-1)
+        if keep < 0:
+            p = spec.get("Read-ahead over requested")
+            assert p is not None
+            self.warn(p, "'Read-ahead over requested = -1' (DiskSim drops the request's data "
+                      "from the segment once it is sent) is imported as 0")
+        if enable and contread and read_ahead_passes_request(contread, max_ra, keep):
             cache["read_ahead_over_requested"] = True
         if enable and contread and d.integer("Read-ahead on idle hit", default=0, minimum=0):
             cache["read_ahead_on_hit"] = True

@@ -581,9 +581,10 @@ class SegmentCache:
         if consumed is not None:  # the ring: never overwrite what the host has not taken
             ra = min(ra, consumed + self.cap - x)
         elif not self.config.read_ahead_over_requested:
-            # after a miss the segment keeps the request and what follows it (DiskSim's
-            # "Read-ahead over requested" = 0; with 1 the read-ahead may push the
-            # request's own data, already sent, out of the segment)
+            # after a miss the segment keeps the request and what follows it; with
+            # read_ahead_over_requested the read-ahead runs its whole length and the ring
+            # may push the request's own data, already sent, out of the segment (see
+            # simcore.disksim.importer.read_ahead_passes_request for DiskSim's rule)
             ra = min(ra, seg.start + self.cap - x)
         if ra <= 0:
             return

@@ -40,18 +40,6 @@ PAPER["source"] = "DiskSim 4.0 on its own validation suite (data/validation/READ
 _README_LINE = {"ibm18es": 44, "hp_c2247a": 45, "hp_c2490a": 46, "hp_c3323a": 47,
                 "dec_rz26": 48}
 _MISSED = {
-    "ibm18es": "read misses near the request before are where the model is fast: those "
-               "the model serves on the same track or after a head switch (the extracted "
-               "head switch is 0.062 ms) take about 0.8 ms longer on the drive at every "
-               "quantile (0.81 ms over 362 reads after reads, 0.83 over 492 and 0.98 over "
-               "120 reads after writes), while those it serves with a one-cylinder seek "
-               "(1.06 ms) match (-0.09 ms over 214 reads after reads). The drive's least "
-               "positioning for a read is about a one-cylinder seek, even on the same "
-               "track (its track skew, 58 of 390 sectors or 1.24 ms, leaves room for a "
-               "head switch that long). DiskSim's mechanics do as the model does here (an "
-               "extracted seek of distance 0 costs nothing, a head switch 0.062 ms), so "
-               "the difference is in the extracted head switch, not a missing mechanism; "
-               "far reads match",
     "hp_c2247a": "with DiskSim's write batch rule (the head writes a request's first sector "
                  "once min(n, 10) of its sectors are buffered), its bus handshakes (data "
                  "preparation before every transfer, a read miss's disconnect and reselection "
@@ -126,10 +114,33 @@ def replay(drive: str, firmware: bool = True) -> dict:
         out[label] = {"requests": int(mask.sum()), "demerit_ms": demerit(meas[mask], sim[mask]),
                       "measured_mean_ms": float(meas[mask].mean()),
                       "simulated_mean_ms": float(sim[mask].mean())}
+    out["cases"] = _cases(trace.steps, recs, meas, sim, prof.head_switch_ms)
     q = np.linspace(0.0, 1.0, 201)
     out["cdf"] = {"p": q.tolist(), "measured_ms": np.quantile(meas, q).tolist(),
                   "simulated_ms": np.quantile(sim, q).tolist()}
     out["warnings"] = len(imported.warnings)
+    return out
+
+
+def _cases(steps, recs, meas: np.ndarray, sim: np.ndarray, head_switch_ms: float) -> dict:
+    """Two groups of reads where a model built on DiskSim's rules parts from the drive.
+
+    ``rereads``: reads of a block the read just before had read (in DiskSim a read-ahead as
+    long as the segment pushes the request out of the buffer, so these go to the platter).
+    ``near``: the other reads the model serves from the platter without moving the arm, or
+    after no more than a head switch. Each with its count and measured and simulated means.
+    """
+    reread = {i for i in range(1, len(steps))
+              if steps[i].op == "R" and steps[i - 1].op == "R"
+              and steps[i - 1].lba <= steps[i].lba < steps[i - 1].lba + steps[i - 1].sectors}
+    near = [i for i, r in enumerate(recs) if steps[i].op == "R" and not r.cache_hit
+            and i not in reread and r.seek_ms <= head_switch_ms + 1e-9]
+    out = {}
+    for label, idx in (("rereads", sorted(reread)), ("near", near)):
+        ix = np.array(idx, dtype=int)
+        out[label] = {"requests": len(ix),
+                      "measured_mean_ms": float(meas[ix].mean()) if len(ix) else None,
+                      "simulated_mean_ms": float(sim[ix].mean()) if len(ix) else None}
     return out
 
 
