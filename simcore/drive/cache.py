@@ -63,7 +63,12 @@ A segment is a ring: read-ahead may run at most one segment ahead of what
 the host has consumed. When it is full the media stops; going on later costs
 the rotation back to the next sector (the lost revolution). Writes obey the
 same rule: a sector is written only once its data is in the buffer, so a
-host slower than the platter loses whole revolutions.
+host slower than the platter loses whole revolutions. And a segment holds
+at most ``segment`` sectors of a write's data not yet on the platter: the
+rest of a larger write waits for the media to make room, the drive keeping
+the bus meanwhile or, as DiskSim's validated drives without "Hold bus entire
+write xfer" do, disconnecting and coming back at the low write water mark
+(:func:`feed_write`).
 
 Durability (ATA/ACS-3 and SBC-3 semantics): with ``write_back=True`` a write is reported
 done once its data is in the buffer, and stays at risk of a power loss until destaged
