@@ -380,3 +380,39 @@ def test_large_writes_agree_with_and_without_the_event_loop(write_back, hold):
     built.env.process(_feed_open(built.env, built.top, wl.requests))
     built.env.run()
     assert [tuple(r) for r in res.records] == [tuple(r) for r in built.completed]
+
+
+@pytest.mark.parametrize("model", ["atlas10k", "atlas_III"])
+def test_large_writes_on_imported_drives_agree_with_and_without_the_event_loop(model):
+    """The same on two validated models that give up the bus: the Atlas 10K (zero-latency
+    writes, 374-sector segments) and the Atlas III (64-sector segments)."""
+    import numpy as np
+    from test_validation_drives import parv
+
+    from simcore.commands.validate import load_any
+    from simcore.disk.access import Mechanism
+    from simcore.drive.cache import CacheConfig
+    from simcore.engine import _feed_open, start
+    from simcore.records import READ, WRITE, Request
+    from simcore.stack import stack
+    from simcore.workloads import OpenWorkload
+
+    p = load_any(str(parv(model)))
+    assert not p.hold_bus_writes
+    mech = Mechanism(p)
+    rng = np.random.default_rng(3)
+    reqs, lba = [], 0
+    for i in range(60):
+        op = READ if i % 6 == 0 else WRITE
+        n = int(rng.integers(8, 64)) if op == READ else int(rng.integers(40, 900))
+        lba = lba if i % 3 == 1 else int(rng.integers(0, 10_000_000))
+        reqs.append(Request(i, i * 40.0, op, lba, n))
+        lba += n
+    wl = OpenWorkload(reqs, name="large writes")
+    stk = stack(mech, cache=CacheConfig.from_profile(p))
+    res = run(stk, wl)
+    assert res.meta["built"].drives[0]._open_served
+    built = start(stk)
+    built.env.process(_feed_open(built.env, built.top, wl.requests))
+    built.env.run()
+    assert [tuple(r) for r in res.records] == [tuple(r) for r in built.completed]

@@ -383,7 +383,7 @@ def feed_write(plan: Plan, prior: int, prior_ready: np.ndarray, outside_done: np
     ready = np.full(n_all, np.inf)
     ready[:prior] = prior_ready[:prior]
     arrive = np.full(sectors, np.inf)
-    outside = np.sort(np.asarray(outside_done, dtype=float))
+    outside = np.asarray(outside_done, dtype=float)
     fill = min(max(fill, 1), cap, sectors)
     b = feed.sector_ms
     space = feed.space_ms
@@ -402,9 +402,8 @@ def feed_write(plan: Plan, prior: int, prior_ready: np.ndarray, outside_done: np
     def waiting(t: float, received: int) -> np.ndarray:
         """Write times, after ``t``, of the buffered sectors not yet on the platter (sorted;
         inf for a sector the media may not take yet)."""
-        mine = done[:settled]
-        left = np.concatenate([outside[np.searchsorted(outside, t, side="right"):],
-                               mine[np.searchsorted(mine, t, side="right"):],
+        mine = done[:settled]  # (not sorted where zero-latency writes go out of order)
+        left = np.concatenate([outside[outside > t], mine[mine > t],
                                np.full(prior + received - settled, np.inf)])
         left.sort()
         return left
@@ -970,8 +969,7 @@ class SegmentCache:
         append = s is not None and s.kind == "write" and s.seg is seg and s.stop_lba == lba
         if feed is not None:
             prior = 0 if append else lba - seg.dirty_from if seg.dirty else 0
-            outside = s.done[np.searchsorted(s.done, feed.start_ms, side="right"):] \
-                if append else arrive_ms[:0]
+            outside = s.done[s.done > feed.start_ms] if append else arrive_ms[:0]
             if prior + sectors > self.cap or (
                     not feed.hold_bus and len(outside) + sectors > self.cap):
                 # the segment cannot take the whole request: its data comes in as the media
