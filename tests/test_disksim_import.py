@@ -374,8 +374,9 @@ def test_profile_records_source_assumed_and_warnings(tiny, tmp_path):
     assert tiny.source == "imported from tiny.parv by simcore import-disksim"
     assert "initial.cylinder" in tiny.assumed
     imp = import_disksim(DATA / "tiny.parv")
-    assert any("Hold bus entire read xfer = 1" in w and "tiny.diskspecs:29" in w
+    assert any("Maximum number of write segments = 4" in w and "tiny.diskspecs:40" in w
                for w in imp.warnings)
+    assert not any("Hold bus" in w for w in imp.warnings)  # modelled: the drive holds the bus
     assert tomllib.loads(imp.toml)["source"] == tiny.source
     bare = import_disksim(DATA / "tiny.model")
     assert {"firmware", "interface"} <= set(bare.profile["assumed"])
@@ -447,7 +448,7 @@ def test_cli_writes_a_loadable_profile_and_refuses_to_overwrite(tmp_path, capsys
     assert cli_main(["import-disksim", str(DATA / "tiny.parv"), "-o", str(out)]) == 0
     cap = capsys.readouterr()
     assert "wrote" in cap.out and "86 sectors" in cap.out
-    assert "warning:" in cap.err and "tiny.diskspecs:29" in cap.err
+    assert "warning:" in cap.err and "tiny.diskspecs:40" in cap.err
     assert load_disk(out).id == "tiny2z"
     out.write_text("mine")
     assert cli_main(["import-disksim", str(DATA / "tiny.parv"), "-o", str(out)]) == 2
@@ -503,3 +504,26 @@ def test_read_ahead_over_requested_minus_one_is_warned(model_dir):
     assert any("Read-ahead over requested = -1" in w and "imported as 0" in w
                for w in imp.warnings)
     assert imp.profile["firmware"]["cache"]["read_ahead_over_requested"] is True
+
+
+def test_bus_holding_knobs_become_the_drive_s_write_rule(model_dir):
+    """'Hold bus entire write xfer' (or 'Never disconnect') keeps the bus through a write
+    larger than its segment; without them the drive reconnects at the 'Low (write) water
+    mark'. A read that does not hold the bus differs from the streamed read simcore models
+    only when its water mark exceeds a sector or the reconnection costs time: then it is
+    reported."""
+    specs = model_dir / "tiny.diskspecs"
+    text = specs.read_text()
+    assert "hold_bus_writes" not in import_disksim(model_dir / "tiny.parv").profile["interface"]
+    specs.write_text(text.replace("Hold bus entire write xfer = 1", "Hold bus entire write xfer = 0")
+                     .replace("Low (write) water mark = 0.0", "Low (write) water mark = 0.25"))
+    imp = import_disksim(model_dir / "tiny.parv")
+    assert imp.profile["interface"]["hold_bus_writes"] is False
+    assert imp.profile["interface"]["write_watermark"] == 0.25
+    assert not any("bus outruns" in w for w in imp.warnings)
+    specs.write_text(text.replace("Hold bus entire read xfer = 1", "Hold bus entire read xfer = 0")
+                     .replace("High (read) water mark = 0.0", "High (read) water mark = 0.5"))
+    imp = import_disksim(model_dir / "tiny.parv")
+    assert any("bus outruns" in w and "tiny.diskspecs:29" in w for w in imp.warnings)
+    specs.write_text(text.replace("Hold bus entire read xfer = 1", "Hold bus entire read xfer = 0"))
+    assert not any("bus outruns" in w for w in import_disksim(model_dir / "tiny.parv").warnings)

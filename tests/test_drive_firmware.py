@@ -264,3 +264,156 @@ def test_partial_hit_sends_its_buffered_head_after_the_hit_set_up():
     assert second.start_ms == pytest.approx(6.3)
     assert not second.cache_hit
     assert second.finish_ms - second.start_ms == pytest.approx(5.1)
+
+
+# -- a write larger than its buffer segment (DiskSim 4.0's disk_buffer_transfer_size and
+# disk_request_needs_bus): 100 sectors from sector 0 at t=0 into 50-sector segments. The
+# bus sends sector k by 0.2 (k + 1) ms; the head passes sector 0 at 0.0 ms, before its data,
+# so the media writes sector k from 10.0 + 0.1 k to 10.1 + 0.1 k ms (one lost revolution).
+
+def small_segments(**interface):
+    return disk(cache={"write_back": True, "size_kib": 50}, interface=interface or None)
+
+
+def test_a_drive_holding_the_bus_refills_the_segment_as_the_media_frees_it():
+    """The first 50 sectors are in by 10.0 ms: the segment is full. The bus waits for the
+    first sector written (10.1 ms) and from then on keeps pace, one sector a 0.2 ms slot,
+    always behind the media (sector 50 + j may enter once sector j is written): sector 99 is
+    in at 10.1 + 50 x 0.2 = 20.1 ms, when the write-back drive reports the write done. A
+    buffer without the limit would take it at 20.0 ms."""
+    got = records(small_segments(), [("W", 0, 100, 0.0)])[0]
+    assert got.cache_hit
+    assert got.finish_ms - got.start_ms == pytest.approx(20.1)
+
+
+def test_a_drive_that_disconnects_comes_back_at_the_low_water_mark():
+    """The drive gives up the bus when the segment is full (10.0 ms) and comes back when at
+    most the water mark is left unwritten. Mark 0: one sector, once sector 48 is written
+    (14.9 ms); the 49 free sectors come in by 14.9 + 49 x 0.2 = 24.7 ms; the media has
+    written sector 49 at 15.0 ms and passed sector 50 before its data (15.1 ms), so it
+    writes nothing more until the next revolution and the last sector takes the one freed
+    slot: in at 24.9 ms. Mark 0.5: 25 sectors, once sector 24 is written (12.5 ms); 25
+    sectors by 17.5 ms (the media, writing sector 50 + j from 15.0 + 0.1 j, is overtaken at
+    sector 74: in at 17.5, passed at 17.4), with 49 free then: the last 25 are in at 22.5."""
+    steps = [("W", 0, 100, 0.0)]
+    low = service(small_segments(hold_bus_writes=False), steps)[0]
+    half = service(small_segments(hold_bus_writes=False, write_watermark=0.5), steps)[0]
+    assert (low, half) == pytest.approx((24.9, 22.5))
+
+
+def test_the_reconnection_pays_the_disconnect_and_reselect():
+    """As above with mark 0, write disconnect 0.3 ms and reselect 0.4 ms: the drive is off the
+    bus by 10.3 ms, is called back at 14.9 ms and sends again from 15.3 ms: 49 sectors by
+    25.1 ms. Sector 50 (in at 15.5 ms) missed the head at 15.0 ms and is written at 25.0-25.1
+    ms, so two sectors are free at 25.1 ms: the last one goes on at once, in at 25.3 ms."""
+    p = disk({"write_disconnect_ms": 0.3, "reselect_ms": 0.4},
+             cache={"write_back": True, "size_kib": 50},
+             interface={"hold_bus_writes": False})
+    assert service(p, [("W", 0, 100, 0.0)])[0] == pytest.approx(25.3)
+
+
+def test_write_water_mark_is_set_by_request_size():
+    """DiskSim: max(1, int(min(segment, request) x mark)) sectors."""
+    from simcore.drive.cache import write_watermark_sectors
+
+    assert write_watermark_sectors(50, 100, 0.75) == 37
+    assert write_watermark_sectors(256, 40, 0.75) == 30
+    assert write_watermark_sectors(64, 512, 0.0) == 1
+    assert write_watermark_sectors(512, 512, 1.0) == 512
+
+
+def test_a_write_that_fits_its_segment_is_not_held_back():
+    """50 sectors fit: in at 50 x 0.2 = 10.0 ms, with or without the bus held."""
+    steps = [("W", 0, 50, 0.0)]
+    assert service(small_segments(), steps)[0] == pytest.approx(10.0)
+    assert service(small_segments(hold_bus_writes=False), steps)[0] == pytest.approx(10.0)
+
+
+def test_the_importer_keeps_the_bus_holding_and_the_write_water_mark():
+    from test_validation_drives import parv
+
+    from simcore.commands.validate import load_any
+    from simcore.disksim.importer import import_disksim
+
+    for name, hold, mark in (("atlas_III", False, 0.0), ("dec_rz26", True, 0.0),
+                             ("hp_c2247a", False, 0.75), ("hp_c3323a", False, 1.0)):
+        prof = load_any(str(parv(name)))
+        assert (prof.hold_bus_writes, prof.write_watermark) == (hold, mark), name
+        text = " ".join(import_disksim(parv(name)).warnings)
+        for knob in ("Hold bus", "Never disconnect", "water mark", "holds the bus"):
+            assert knob not in text, (name, knob)
+
+
+@pytest.mark.parametrize("write_back", [True, False])
+@pytest.mark.parametrize("hold", [True, False])
+def test_large_writes_agree_with_and_without_the_event_loop(write_back, hold):
+    """The drive's event-free twin (``serve_open``) and its SimPy process give the same
+    records for writes larger than a segment, random and sequential, among reads."""
+    import numpy as np
+
+    from simcore.disk.access import Mechanism
+    from simcore.drive.cache import CacheConfig
+    from simcore.engine import _feed_open, start
+    from simcore.records import READ, WRITE, Request
+    from simcore.stack import stack
+    from simcore.workloads import OpenWorkload
+
+    p = disk({"write_disconnect_ms": 0.05, "reselect_ms": 0.07, "data_prep_ms": 0.01},
+             cache={"write_back": write_back, "size_kib": 50},
+             interface={"hold_bus_writes": hold, "write_watermark": 0.3})
+    mech = Mechanism(p)
+    rng = np.random.default_rng(7)
+    reqs, lba = [], 0
+    for i in range(120):
+        n = int(rng.integers(1, 160))
+        seq = i % 4 == 1
+        lba = lba if seq else int(rng.integers(0, 1000 - n))
+        op = READ if i % 5 == 0 else WRITE
+        n = min(n, 50) if op == READ else n  # the twin serves reads that fit a segment
+        reqs.append(Request(i, i * 9.0, op, lba, min(n, 1000 - lba)))
+        lba += reqs[-1].sectors
+        lba %= 900
+    wl = OpenWorkload(reqs, name="large writes")
+    stk = stack(mech, cache=CacheConfig.from_profile(p))
+    res = run(stk, wl)
+    assert res.meta["built"].drives[0]._open_served
+    built = start(stk)
+    built.env.process(_feed_open(built.env, built.top, wl.requests))
+    built.env.run()
+    assert [tuple(r) for r in res.records] == [tuple(r) for r in built.completed]
+
+
+@pytest.mark.parametrize("model", ["atlas10k", "atlas_III"])
+def test_large_writes_on_imported_drives_agree_with_and_without_the_event_loop(model):
+    """The same on two validated models that give up the bus: the Atlas 10K (zero-latency
+    writes, 374-sector segments) and the Atlas III (64-sector segments)."""
+    import numpy as np
+    from test_validation_drives import parv
+
+    from simcore.commands.validate import load_any
+    from simcore.disk.access import Mechanism
+    from simcore.drive.cache import CacheConfig
+    from simcore.engine import _feed_open, start
+    from simcore.records import READ, WRITE, Request
+    from simcore.stack import stack
+    from simcore.workloads import OpenWorkload
+
+    p = load_any(str(parv(model)))
+    assert not p.hold_bus_writes
+    mech = Mechanism(p)
+    rng = np.random.default_rng(3)
+    reqs, lba = [], 0
+    for i in range(60):
+        op = READ if i % 6 == 0 else WRITE
+        n = int(rng.integers(8, 64)) if op == READ else int(rng.integers(40, 900))
+        lba = lba if i % 3 == 1 else int(rng.integers(0, 10_000_000))
+        reqs.append(Request(i, i * 40.0, op, lba, n))
+        lba += n
+    wl = OpenWorkload(reqs, name="large writes")
+    stk = stack(mech, cache=CacheConfig.from_profile(p))
+    res = run(stk, wl)
+    assert res.meta["built"].drives[0]._open_served
+    built = start(stk)
+    built.env.process(_feed_open(built.env, built.top, wl.requests))
+    built.env.run()
+    assert [tuple(r) for r in res.records] == [tuple(r) for r in built.completed]

@@ -224,6 +224,17 @@ class DiskProfile:
     """Fraction of a read that must be in the buffer before the drive starts sending it to the
     host (DiskSim's "High (read) water mark", set by request size): 0 sends as soon as the
     bus can keep up with the media, 1 stores the whole request first."""
+    hold_bus_writes: bool = True
+    """Whether the drive keeps the bus through a write whose data outgrows its buffer segment,
+    taking each sector as soon as the media has freed room for it (DiskSim's "Hold bus entire
+    write xfer" or "Never disconnect"). False: it disconnects when the segment is full and
+    comes back only once the media has drained it to ``write_watermark`` (see
+    :func:`simcore.drive.cache.feed_write`)."""
+    write_watermark: float = 0.0
+    """For a drive that does not hold the bus: the fraction of the segment (of the request, if
+    smaller) that may still wait for the media when the drive reconnects for more of a
+    write's data (DiskSim's "Low (write) water mark", set by request size: at least one
+    sector)."""
     overheads: Overheads = field(default_factory=Overheads)
     cache: CacheSpec = field(default_factory=CacheSpec)
     logical_sector_bytes: int = 512

@@ -42,7 +42,8 @@ _CACHE = {"size_kib", "segments", "read_ahead", "max_read_ahead_kib", "write_bac
           "min_read_ahead_kib", "adaptive", "read_hits_on_write_data",
           "read_ahead_over_requested", "read_ahead_on_hit", "write_fill_sectors",
           "write_fill_large_from", "write_fill_large_sectors"}
-_INTERFACE = {"name", "rate_mb_s", "write_rate_mb_s", "read_watermark"}
+_INTERFACE = {"name", "rate_mb_s", "write_rate_mb_s", "read_watermark", "hold_bus_writes",
+              "write_watermark"}
 _INITIAL = {"cylinder", "angle"}
 READ_AHEAD_POLICIES = {"none", "track", "cylinder", "segment", "on-arrival", "zero"}
 
@@ -190,6 +191,8 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
         interface_write_mb_s=v.number(iface, "write_rate_mb_s", "interface", minimum=0.0,
                                       default=0.0),
         read_watermark=_fraction(v, iface, "read_watermark", "interface"),
+        hold_bus_writes=_flag(path, iface, "hold_bus_writes", "interface", True),
+        write_watermark=_fraction(v, iface, "write_watermark", "interface"),
         overheads=overheads, cache=cache, logical_sector_bytes=logical,
         physical_sector_bytes=physical, lowest_aligned_lba=aligned, smr=smr,
         initial_cylinder=init_cyl, initial_angle=angle,
@@ -468,3 +471,10 @@ class _Validator:
         if minimum is not None and val < minimum:
             raise ProfileError(self.path, f"{where}.{key}", f"{val} must be at least {minimum}")
         return val
+
+
+def _flag(path: str, table: dict, key: str, where: str, default: bool) -> bool:
+    val = table.get(key, default)
+    if not isinstance(val, bool):
+        raise ProfileError(path, f"{where}.{key}", f"{val!r} is not true or false")
+    return val

@@ -128,14 +128,16 @@ _DISK = {"Model", "Scheduler", "Max queue length", "Bulk sector transfer time",
          "Allow read hits on write data", "Read-ahead over requested", "Read-ahead on idle hit",
          "Data preparation overhead", "First reselect overhead", "Other reselect overhead",
          "Read disconnect afterread", "Read disconnect afterwrite", "Write disconnect overhead",
-         "Extradisc 2nd disconnect overhead", "Immed transfer partial hit", *_OVERHEADS}
+         "Extradisc 2nd disconnect overhead", "Immed transfer partial hit",
+         "Hold bus entire read xfer", "Hold bus entire write xfer", "Never disconnect",
+         "Low (write) water mark", *_OVERHEADS}
 # DiskSim knobs simcore does not model: reported when set to anything but 0.
 _DISK_NOT_MODELLED = {
-    "Hold bus entire read xfer", "Hold bus entire write xfer", "Allow almost read hits",
+    "Allow almost read hits",
     "Allow sneaky full read hits", "Allow sneaky partial read hits",
     "Allow sneaky intermediate read hits",
-    "Allow write prebuffering", "Preseeking level", "Never disconnect",
-    "Maximum number of write segments", "Use separate write segment", "Low (write) water mark",
+    "Allow write prebuffering", "Preseeking level",
+    "Maximum number of write segments", "Use separate write segment",
     "Minimum read-ahead (blks)", "Read any free blocks",
     "Combine seq writes", "Stop prefetch in sector", "Disconnect write if seek",
     "Write hit stop prefetch", "Read directly to buffer",
@@ -1073,12 +1075,43 @@ class _Context:
         per_block, who = max(reads, key=lambda x: x[0])
         per_block_w = max(writes, key=lambda x: x[0])[0]
         mark = d.number("High (read) water mark", default=0.0, minimum=0.0)
-        if d.integer("Set watermark by reqsize", default=1, minimum=0) != 1 and mark > 0:
+        low = d.number("Low (write) water mark", default=0.0, minimum=0.0)
+        never = d.integer("Never disconnect", default=0, minimum=0) > 0
+        hold_read = never or d.integer("Hold bus entire read xfer", default=0, minimum=0) > 0
+        hold_write = never or d.integer("Hold bus entire write xfer", default=0, minimum=0) > 0
+        if d.integer("Set watermark by reqsize", default=1, minimum=0) != 1 and (
+                mark > 0 or (low > 0 and not hold_write)):
             p = spec.get("Set watermark by reqsize")
             assert p is not None
-            self.warn(p, "a read water mark set by segment size is taken by request size")
+            self.warn(p, "a water mark set by segment size is taken by request size")
+        # A read whose data the bus sends faster than the media brings it: DiskSim's drive
+        # holds the bus and waits, or disconnects and reconnects once the read water mark's
+        # worth (at least a sector) is buffered, paying the read disconnect, reselect and
+        # data preparation (disk_buffer_transfer_size, disk_request_needs_bus). simcore
+        # streams: the same times when the water mark is one sector and those handshakes cost
+        # nothing (so for all ten validated drives).
+        if not hold_read:
+            seg = d.integer("Segment size (in blks)", default=0, minimum=0)
+            handshakes = [d.number(n, default=0.0, minimum=0.0) for n in (
+                "Read disconnect afterread", "Read disconnect afterwrite",
+                "First reselect overhead", "Data preparation overhead")]
+            if int(seg * min(mark, 1.0) + 1e-9) > 1 or any(handshakes):
+                p = spec.get("Hold bus entire read xfer") or spec.get("Never disconnect")
+                where = p if p is not None else spec
+                self.warn(where, "a read that the bus outruns is sent as the media brings it "
+                          "(as if the drive held the bus), not in bursts at the read water "
+                          "mark with a reconnection each")
+        writes: dict[str, Any] = {}
+        if not hold_write:
+            # DiskSim's drive gives up the bus when a write's data fills its segment and
+            # comes back at the low water mark (disk_buffer_transfer_size,
+            # disk_request_needs_bus); see simcore.drive.cache.feed_write
+            writes["hold_bus_writes"] = False
+            if low > 0:
+                writes["write_watermark"] = min(1.0, low)
         if per_block <= 0:
-            return {"name": "ideal (DiskSim block transfer times are 0)", "rate_mb_s": 0.0}
+            return {"name": "ideal (DiskSim block transfer times are 0)", "rate_mb_s": 0.0,
+                    **writes}
         rate = 512 / (per_block * 1000.0)  # MB/s = 10^6 B/s; per_block in ms
         out = {"name": f"DiskSim bulk transfer, {per_block:g} ms per block ({who})",
                "rate_mb_s": rate}
@@ -1086,6 +1119,7 @@ class _Context:
             out["write_rate_mb_s"] = 512 / (per_block_w * 1000.0)
         if mark > 0:
             out["read_watermark"] = min(1.0, mark)
+        out.update(writes)
         return out
 
     def _path_blocks(self, spec: Block) -> list[Block]:

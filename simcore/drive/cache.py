@@ -63,7 +63,12 @@ A segment is a ring: read-ahead may run at most one segment ahead of what
 the host has consumed. When it is full the media stops; going on later costs
 the rotation back to the next sector (the lost revolution). Writes obey the
 same rule: a sector is written only once its data is in the buffer, so a
-host slower than the platter loses whole revolutions.
+host slower than the platter loses whole revolutions. And a segment holds
+at most ``segment`` sectors of a write's data not yet on the platter: the
+rest of a larger write waits for the media to make room, the drive keeping
+the bus meanwhile or, as DiskSim's validated drives without "Hold bus entire
+write xfer" do, disconnecting and coming back at the low write water mark
+(:func:`feed_write`).
 
 Durability (ATA/ACS-3 and SBC-3 semantics): with ``write_back=True`` a write is reported
 done once its data is in the buffer, and stays at risk of a power loss until destaged
@@ -89,7 +94,8 @@ from ..disk.access import HeadState, Mechanism, Plan, PlanPiece, TrackPlan
 from ..disk.profile import DiskProfile
 
 __all__ = ["CLEAN", "FLUSH", "POLICIES", "CacheConfig", "ReadService", "Segment", "SegmentCache",
-           "WriteService", "fill_before_write", "respect_arrivals"]
+           "WriteFeed", "WriteService", "feed_write", "fill_before_write", "respect_arrivals",
+           "write_watermark_sectors"]
 
 CLEAN = 1 << 62  # ``Segment.dirty_from`` of a segment with nothing left to write
 FLUSH = "F"  # a request op: write every dirty sector to the platter (ATA FLUSH CACHE)
@@ -300,12 +306,136 @@ class ReadService(NamedTuple):
 
 
 class WriteService(NamedTuple):
-    """What a write costs the media: ``media_end_ms`` is None when it is only buffered."""
+    """What a write costs the media: ``media_end_ms`` is None when it is only buffered.
+
+    ``arrive_ms``: when each sector of the host's data got into the buffer, where the
+    segment held it back (:func:`feed_write`); None when it came as the caller gave it."""
 
     media_end_ms: float | None
     seek_ms: float = 0.0
     rotation_ms: float = 0.0
     transfer_ms: float = 0.0
+    arrive_ms: np.ndarray | None = None
+
+
+class WriteFeed(NamedTuple):
+    """How the host's data of a write crosses the bus (:meth:`SegmentCache.write`).
+
+    ``start_ms``: the first sector may start crossing; ``sector_ms``: the bus time of a
+    sector; ``space_ms``: the earliest start of each sector set by data already in the buffer
+    (:meth:`SegmentCache.write_space`). ``hold_bus`` and ``watermark``: what the drive does
+    when the segment is full (DiskSim's "Hold bus entire write xfer" / "Never disconnect" and
+    "Low (write) water mark"); ``disconnect_ms`` and ``reconnect_ms``: its handshakes then
+    (write disconnect; reselect plus data preparation)."""
+
+    start_ms: float
+    sector_ms: float
+    space_ms: np.ndarray
+    hold_bus: bool = True
+    watermark: float = 0.0
+    disconnect_ms: float = 0.0
+    reconnect_ms: float = 0.0
+
+
+def _sector_steps(plan: Plan) -> np.ndarray:
+    n = len(plan.done_ms)
+    step = np.empty(n)
+    bounds = [p.first for p in plan.pieces] + [n]
+    for p, a, b in zip(plan.pieces, bounds, bounds[1:], strict=False):
+        step[a:b] = p.sector_ms
+    return step
+
+
+def write_watermark_sectors(cap: int, sectors: int, mark: float) -> int:
+    """DiskSim's write water mark, set by request size (``disk_buffer_set_segment``):
+    ``max(1, int(min(segment, request) x mark))`` sectors."""
+    return max(1, int(min(cap, sectors) * mark + 1e-9))
+
+
+def feed_write(plan: Plan, prior: int, prior_ready: np.ndarray, outside_done: np.ndarray,
+               sectors: int, cap: int, feed: WriteFeed, fill: int, rev_ms: float) -> np.ndarray:
+    """When each sector of a write enters a buffer segment of ``cap`` sectors that the media
+    empties as it writes: the host's data of a write larger than the room left waits for it.
+
+    ``plan`` is the media's plan of the segment's dirty data: ``prior`` sectors already
+    buffered (ready at ``prior_ready``), then the request's ``sectors``; ``outside_done`` holds
+    the times at which dirty data of the segment planned elsewhere (a destage already under
+    way) reaches the platter. Each sector is written only once it is in the buffer (the
+    lost-revolution rule of :func:`respect_arrivals`, with the ``fill`` rule of
+    :func:`fill_before_write`).
+
+    The drive works as DiskSim 4.0's controller does (``disksim_diskctlr.c``): the data
+    comes in bursts; the first takes as many sectors as the segment has room for
+    (``disk_buffer_transfer_size``: min(request, segment) for a fresh segment), and at the end
+    of each burst the drive sends on at once as many as the media has freed in the
+    meantime. When no room is left, a drive that holds the bus (``hold_bus``: "Hold bus
+    entire write xfer" or "Never disconnect") waits for the next sector written and goes on;
+    one that does not disconnects (``disconnect_ms``) and is called back only when at
+    most the water mark (:func:`write_watermark_sectors`, and fewer than a segment) is left
+    unwritten: ``disk_request_needs_bus`` tests this as each sector reaches the platter
+    (``disk_buffer_request_complete``); the reconnection then costs ``reconnect_ms`` and
+    the burst takes the room free at the call. Returns the arrival of each of the request's
+    sectors (the end of its bus time).
+    """
+    n_all = prior + sectors
+    done = plan.done_ms.copy()
+    step = _sector_steps(plan)
+    ready = np.full(n_all, np.inf)
+    ready[:prior] = prior_ready[:prior]
+    arrive = np.full(sectors, np.inf)
+    outside = np.asarray(outside_done, dtype=float)
+    fill = min(max(fill, 1), cap, sectors)
+    b = feed.sector_ms
+    space = feed.space_ms
+    keep = cap - 1 if feed.hold_bus else min(write_watermark_sectors(cap, sectors,
+                                                                     feed.watermark), cap - 1)
+    settled = 0
+
+    def settle(upto: int) -> None:
+        nonlocal settled
+        for j in range(settled, upto):
+            late = ready[j] - (done[j] - step[j])
+            if late > 1e-9:
+                done[j:] += math.ceil(late / rev_ms - 1e-12) * rev_ms
+        settled = max(settled, upto)
+
+    def waiting(t: float, received: int) -> np.ndarray:
+        """Write times, after ``t``, of the buffered sectors not yet on the platter (sorted;
+        inf for a sector the media may not take yet)."""
+        mine = done[:settled]  # (not sorted where zero-latency writes go out of order)
+        left = np.concatenate([outside[outside > t], mine[mine > t],
+                               np.full(prior + received - settled, np.inf)])
+        left.sort()
+        return left
+
+    settle(prior)
+    k = 0
+    t = feed.start_ms
+    while k < sectors:
+        left = waiting(t, k)
+        if len(left) >= cap:
+            # the segment is full: wait until no more than ``keep`` sectors are left
+            call = float(left[len(left) - keep - 1])
+            if not math.isfinite(call):
+                raise RuntimeError("feed_write: the segment is full and the media is not "
+                                   "writing it")
+            if not feed.hold_bus:
+                call = max(call, t + feed.disconnect_ms)
+            room = cap - len(waiting(call, k))
+            t = call if feed.hold_bus else call + feed.reconnect_ms
+        else:
+            room = cap - len(left)
+        c = min(room, sectors - k)
+        idx = np.arange(c, dtype=float)
+        burst = (idx + 1) * b + np.maximum(t, np.maximum.accumulate(space[k:k + c] - idx * b))
+        arrive[k:k + c] = burst
+        k += c
+        t = float(burst[-1])
+        if k >= fill:
+            first = float(arrive[fill - 1])
+            ready[prior:prior + k] = np.maximum(arrive[:k], first)
+            settle(prior + k)
+    return arrive
 
 
 def respect_arrivals(plan: Plan, arrive_ms: np.ndarray, rev_ms: float) -> np.ndarray:
@@ -789,19 +919,23 @@ class SegmentCache:
         return free
 
     def write(self, lba: int, sectors: int, arrive_ms: np.ndarray, now: float,
-              head: HeadState, fua: bool = False) -> WriteService:
+              head: HeadState, fua: bool = False, feed: WriteFeed | None = None) -> WriteService:
         """Take a write whose data enters the buffer at ``arrive_ms`` (one time per sector).
 
         ``fua``: Force Unit Access, written through to the media even with write-back on
-        (after any dirty data it overlaps).
+        (after any dirty data it overlaps). ``feed``: how the data crosses the bus; with it,
+        data that would overfill the segment waits for the media to make room
+        (:func:`feed_write`) and the times it got in are ``WriteService.arrive_ms``.
+        Without it, ``arrive_ms`` is taken as given.
         """
         self._note_stream(lba, sectors)
         self.stats["writes"] += 1
         self._tick += 1
         arrive_ms = np.asarray(arrive_ms, dtype=float)
         fill = self._write_fill(sectors)
+        got = None
+        t_head = now
         if not self.config.write_back or fua:
-            arrive_ms = fill_before_write(arrive_ms, fill)
             t0 = now
             if fua:
                 self.stats["fua_writes"] += 1
@@ -813,7 +947,10 @@ class SegmentCache:
             free = max(self.stop(t0, head), t0)
             plan = self.mech.plan(lba, sectors, True, free, head,
                                   min_move_ms=self._min_write_seek)
-            done = respect_arrivals(plan, arrive_ms, self.rev_ms)
+            if feed is not None and sectors > self.cap:
+                got = arrive_ms = feed_write(plan, 0, arrive_ms[:0], arrive_ms[:0], sectors,
+                                             self.cap, feed, fill, self.rev_ms)
+            done = respect_arrivals(plan, fill_before_write(arrive_ms, fill), self.rev_ms)
             head.cylinder, head.surface = plan.cylinder, plan.surface
             seg = self._allocate(now, head)
             seg.start, seg.end = lba, lba + sectors
@@ -821,13 +958,37 @@ class SegmentCache:
             end = float(done[-1])
             lost = end - plan.end_ms
             return WriteService(end, plan.seek_ms + free - now, plan.rotation_ms + lost,
-                                plan.transfer_ms)
+                                plan.transfer_ms, got)
         seg = self._write_segment(lba)
         self._drop_overlaps(lba, sectors, seg, now, head)
-        if seg is None or lba != seg.end:
+        fresh = seg is None or lba != seg.end
+        if fresh:
             seg = self._allocate(now, head)
             seg.start = seg.end = seg.dirty_from = seg.arrive0 = lba
             seg.written = True
+        s = self._live(now)
+        append = s is not None and s.kind == "write" and s.seg is seg and s.stop_lba == lba
+        if feed is not None:
+            prior = 0 if append else lba - seg.dirty_from if seg.dirty else 0
+            outside = s.done[s.done > feed.start_ms] if append else arrive_ms[:0]
+            if prior + sectors > self.cap or (
+                    not feed.hold_bus and len(outside) + sectors > self.cap):
+                # the segment cannot take the whole request: its data comes in as the media
+                # makes room, so the media must be writing this segment now
+                if append:
+                    plan = self.mech.plan(lba, sectors, True, s.end_ms, s.position())
+                else:
+                    # (a destage of another segment under way finishes first)
+                    t_head = self.stop(
+                        now if s is None or s.kind == "read" else max(now, s.end_ms), head)
+                    s = None
+                    plan = self.mech.plan(seg.dirty_from if prior else lba, prior + sectors,
+                                          True, t_head, head, min_move_ms=self._min_write_seek)
+                got = arrive_ms = feed_write(
+                    plan, prior, seg.arrive[seg.dirty_from - seg.arrive0:] if prior else
+                    arrive_ms[:0], outside, sectors, self.cap, feed, fill if fresh else 1,
+                    self.rev_ms)
+        if fresh:
             # a fresh segment: the batch rule counts this request's own data (appended data
             # follows sectors already buffered)
             arrive_ms = fill_before_write(arrive_ms, fill)
@@ -836,19 +997,20 @@ class SegmentCache:
         seg.start = max(seg.start, min(seg.dirty_from, seg.end - self.cap))
         seg.last_used = self._tick
         self.stats["buffered_writes"] += 1
-        s = self._live(now)
-        if s is not None and s.kind == "write" and s.seg is seg and s.stop_lba == lba:
+        if append:
             plan = self.mech.plan(lba, sectors, True, s.end_ms, s.position())
             plan = plan._replace(done_ms=respect_arrivals(plan, arrive_ms, self.rev_ms))
             s.extend(plan, keep_from=lba - 2 * self.cap)
             s.end_ms = float(s.done[-1])
             head.cylinder, head.surface = plan.cylinder, plan.surface
+        elif got is not None:
+            self._destage(seg, t_head, head)
         elif s is None or s.kind == "read":
             t = self.stop(now, head)
             if self.config.destage == "sptf":
                 seg = self._pick_dirty([g for g in self.segments if g.dirty], t, head)
             self._destage(seg, t, head)
-        return WriteService(None)
+        return WriteService(None, arrive_ms=got)
 
     def _destage(self, seg: Segment, t: float, head: HeadState) -> None:
         lba, n = seg.dirty_from, seg.end - seg.dirty_from

@@ -582,6 +582,7 @@ class Drive:
             data_ov += o.data_prep_ms
             fua = req.fua
             space = cache.write_space(req.lba, n, t, fua=fua)
+            disc, resel = self._write_handshakes(extra)
             if data_ov:
                 now = now + data_ov
                 steps.append(now)
@@ -589,19 +590,16 @@ class Drive:
             b = self._bus_write_ms
             idx = np.arange(n, dtype=float)
             arrive = (idx + 1) * b + np.maximum(now, np.maximum.accumulate(space - idx * b))
-            end = float(arrive[-1])
+            svc = cache.write(req.lba, n, arrive, t + ov, head, fua=fua,
+                              feed=self._write_feed(now, space, disc, resel))
+            if svc.arrive_ms is not None:
+                arrive = svc.arrive_ms
+            end = float(arrive[-1]) if n else now
             if end > now:
                 now = now + (end - now)
                 steps.append(now)
             self.channel.data_ms += n * b
-            svc = cache.write(req.lba, n, arrive, t + ov, head, fua=fua)
             if svc.media_end_ms is not None:  # write-through: disconnect, reselect
-                disc = o.write_disconnect_ms
-                resel = o.reselect_ms
-                if extra:
-                    disc = o.write_disconnect_ms if o.random_write_disconnect_ms is None \
-                        else o.random_write_disconnect_ms
-                    resel = o.reselect_ms if o.reselect_other_ms is None else o.reselect_other_ms
                 end = max(svc.media_end_ms, float(arrive[-1]) + disc if n else 0.0) + resel
                 if end > now:
                     now = now + (end - now)
@@ -937,26 +935,21 @@ class Drive:
         data_ov += o.data_prep_ms
         fua = req.fua
         space = cache.write_space(req.lba, n, t, fua=fua)
+        disc, resel = self._write_handshakes(extra)
         if data_ov:
             yield env.timeout(data_ov)
-        if port.is_pio:
-            arrive = yield from self._pio_out(req, space)
-        else:
-            arrive = yield from self._dma_out(req, space)
         # the arm moves once the command is set up (DiskSim: the overhead comes first), while
         # the data may still be crossing the bus
-        svc = cache.write(req.lba, n, arrive, t + ov, self.head, fua=fua)
+        if port.is_pio:
+            arrive = yield from self._pio_out(req, space)
+            svc = cache.write(req.lba, n, arrive, t + ov, self.head, fua=fua)
+        else:
+            arrive, svc = yield from self._dma_out(req, space, t + ov, disc, resel)
         if svc.media_end_ms is not None:
             self._trace_write(svc, arrive)
             # a write-through write: with its data in, the drive disconnects; once the data
             # is on the platter it reselects the host to report (DiskSim's write disconnect
             # and reselect overheads; zero for most drives)
-            disc = o.write_disconnect_ms
-            resel = o.reselect_ms
-            if extra:
-                disc = o.write_disconnect_ms if o.random_write_disconnect_ms is None \
-                    else o.random_write_disconnect_ms
-                resel = o.reselect_ms if o.reselect_other_ms is None else o.reselect_other_ms
             end = max(svc.media_end_ms, float(arrive[-1]) + disc if n else 0.0) + resel
             if end > env.now:
                 yield env.timeout(end - env.now)
@@ -976,7 +969,31 @@ class Drive:
         if self.trace is not None:
             self._note("media", svc.media_end_ms - svc.transfer_ms, svc.media_end_ms)
 
-    def _dma_out(self, req: Request, space: np.ndarray):
+    def _write_handshakes(self, extra: bool) -> tuple[float, float]:
+        """A write's disconnect and reselect overheads (DiskSim's "Write disconnect" and
+        "First reselect"; after an extra write disconnect, its second disconnect and the
+        "Other reselect")."""
+        o = self._ov
+        if not extra:
+            return o.write_disconnect_ms, o.reselect_ms
+        disc = o.write_disconnect_ms if o.random_write_disconnect_ms is None \
+            else o.random_write_disconnect_ms
+        resel = o.reselect_ms if o.reselect_other_ms is None else o.reselect_other_ms
+        return disc, resel
+
+    def _write_feed(self, start: float, space: np.ndarray, disc: float, resel: float):
+        """How the write's data crosses the drive's bus (:class:`~.cache.WriteFeed`): when
+        the segment is full, the drive holds the bus or, as the profile says, disconnects
+        until the water mark; a reconnection reselects the host and prepares the data
+        (DiskSim's ``disk_check_bus``)."""
+        from .cache import WriteFeed
+
+        prof = self.profile
+        return WriteFeed(start, self._bus_write_ms, space, prof.hold_bus_writes,
+                         prof.write_watermark, disc, resel + self._ov.data_prep_ms)
+
+    def _dma_out(self, req: Request, space: np.ndarray, now: float, disc: float,
+                 resel: float):
         env, chan, b = self.env, self.channel, self._bus_write_ms
         n = req.sectors
         idx = np.arange(n, dtype=float)
@@ -986,14 +1003,20 @@ class Drive:
             yield creq
         t0 = env.now
         arrive = (idx + 1) * b + np.maximum(t0, np.maximum.accumulate(space - idx * b))
-        end = float(arrive[-1])
+        # the cache takes the write now: the data that does not fit the segment waits for
+        # the media (a drive that disconnects meanwhile is charged the whole span here)
+        svc = self.cache.write(req.lba, n, arrive, now, self.head, fua=req.fua,
+                               feed=self._write_feed(t0, space, disc, resel))
+        if svc.arrive_ms is not None:
+            arrive = svc.arrive_ms
+        end = float(arrive[-1]) if n else t0
         if end > env.now:
             yield env.timeout(end - env.now)
         if creq is not None:
             chan.resource.release(creq)
         chan.data_ms += n * b
         self._note("bus", t0, end)
-        return arrive
+        return arrive, svc
 
     def _pio_out(self, req: Request, space: np.ndarray):
         env, port = self.env, self.port
