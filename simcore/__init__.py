@@ -15,6 +15,7 @@ from .disk.mechanics import (
     SeekPhases,
     TableSeek,
     ThreePointSeek,
+    TwoRegimeSeek,
     mean_rotational_latency_ms,
     rotational_latency_ms,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "ThreePointSeek",
     "TraceError",
     "TrackPiece",
+    "TwoRegimeSeek",
     "ValidationWorkload",
     "Zone",
     "cdf",

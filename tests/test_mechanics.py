@@ -8,7 +8,9 @@ import pytest
 
 from simcore import FourPhaseSeek, LinearSeek, TableSeek, ThreePointSeek
 from simcore.disk.mechanics import (
+    TwoRegimeSeek,
     mean_rotational_latency_ms,
+    random_seek_moments,
     rotational_latency_ms,
     spec_sheet_average,
 )
@@ -82,3 +84,47 @@ def test_rotational_latency_formulas():
     assert mean_rotational_latency_ms(7200) == pytest.approx(4.1667, abs=1e-4)
     assert mean_rotational_latency_ms(5400) == pytest.approx(5.5556, abs=1e-4)
     assert rotational_latency_ms(6000, 0.9, 0.1) == pytest.approx(0.2 * 10.0)
+
+
+def test_random_seek_moments_of_a_linear_curve():
+    """Analytic: on a w-cylinder band E|X - Y| = (w^2 - 1) / (3w), E|X - Y|^2 = (w^2 - 1) / 6."""
+    w = 500
+    seek = LinearSeek(2000, 0.0, 1.0)  # t(d) = d
+    mean, sd = random_seek_moments(seek.times, w)
+    assert mean == pytest.approx((w * w - 1) / (3 * w), rel=1e-12)
+    assert sd == pytest.approx(((w * w - 1) / 6 - mean**2) ** 0.5, rel=1e-12)
+    with pytest.raises(ValueError, match="does not fit"):
+        random_seek_moments(seek.times, 2001)
+
+
+def test_two_regime_curve_by_hand():
+    """t(d) = 1 + 0.5 (sqrt(d) - 1) to the knee at 100 (5.5 ms), then a line to t(1000) = 10."""
+    seek = TwoRegimeSeek(1001, single_ms=1.0, full_ms=10.0, sqrt_ms=0.5, knee=100.0)
+    assert seek.seek_ms(0) == 0.0
+    assert seek.seek_ms(1) == pytest.approx(1.0)
+    assert seek.seek_ms(49) == pytest.approx(1.0 + 0.5 * 6)
+    assert seek.seek_ms(100) == pytest.approx(5.5)
+    assert seek.per_cylinder_ms == pytest.approx(4.5 / 900)
+    assert seek.seek_ms(550) == pytest.approx(5.5 + 450 * 4.5 / 900)
+    assert seek.seek_ms(1000) == pytest.approx(10.0)
+    assert all(b >= a for a, b in itertools.pairwise(seek.times[1:]))
+    with pytest.raises(ValueError, match="beyond the full stroke"):
+        TwoRegimeSeek(1001, 1.0, 10.0, 2.0, 100.0)  # 1 + 2 x 9 = 19 ms at the knee
+    with pytest.raises(ValueError, match="knee"):
+        TwoRegimeSeek(1001, 1.0, 10.0, 0.5, 1000.0)
+
+
+def test_two_regime_fit_meets_a_band_mean_and_spread():
+    """The fit's curve has the asked-for mean and σ of random seeks within the band, and
+    keeps its single-cylinder and full-stroke times."""
+    seek = TwoRegimeSeek.fit(8669, 0.8, 10.0, 867, band_mean_ms=2.2, band_sd_ms=0.4)
+    mean, sd = random_seek_moments(seek.times, 867)
+    assert mean == pytest.approx(2.2, abs=1e-9)
+    assert sd == pytest.approx(0.4, abs=1e-6)
+    assert seek.seek_ms(1) == pytest.approx(0.8) and seek.seek_ms(8668) == pytest.approx(10.0)
+    # a smaller σ for the same mean needs an earlier knee (the root rises steeply, then flat)
+    tighter = TwoRegimeSeek.fit(8669, 0.8, 10.0, 867, band_mean_ms=2.2, band_sd_ms=0.3)
+    assert tighter.knee < seek.knee and tighter.sqrt_ms > seek.sqrt_ms
+    # a σ beyond any knee is refused, naming the band
+    with pytest.raises(ValueError, match="867-cylinder band"):
+        TwoRegimeSeek.fit(8669, 0.8, 10.0, 867, band_mean_ms=2.2, band_sd_ms=1.5)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from simcore import Layout, ProfileError, list_disks, load_disk
-from simcore.disk.mechanics import seek_for
+from simcore.disk.mechanics import random_seek_moments, seek_for
 from simcore.disk.profiles import disk_dir, profile_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,7 +89,32 @@ def test_wd800jd_capacity_close_to_the_real_disk():
     assert Layout(load_disk("wd800jd")).capacity == pytest.approx(156_301_488, rel=0.01)
 
 
-def _atlas_dict():  # a synthetic profile: zoning and a three-point seek to break
+def test_atlas10k2_seek_is_the_documented_fit():
+    """The profile's band count and two-regime seek are tools/fit_atlas10k2.py's output: the
+    first zone's random seeks average 2.2 ms with σ 0.4 ms (seed 002 §5.2, Figure 8) and the
+    datasheet average is Table 1's 4.7 ms, with a band count in the paper's 8-20 range."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import fit_atlas10k2
+
+    bands, curve = fit_atlas10k2.fit()
+    raw = _atlas_dict()
+    assert raw["geometry"]["zoning"]["count"] == bands
+    assert raw["mechanics"]["seek"]["model"] == "two-regime"
+    assert raw["mechanics"]["seek"]["sqrt_ms"] == round(curve.sqrt_ms, 5)
+    assert raw["mechanics"]["seek"]["knee_cylinders"] == round(curve.knee, 1)
+    prof = load_disk("atlas10k2")
+    seek = seek_for(prof)
+    assert 8 <= len(prof.zones) <= 20
+    mean, sd = random_seek_moments(seek.times, prof.zones[0].cylinders)
+    assert mean == pytest.approx(2.2, abs=0.005)
+    assert sd == pytest.approx(0.4, abs=0.005)
+    assert seek.average_ms() == pytest.approx(prof.seek.average_ms, abs=0.05)
+    # every other band count in the range lands further from Table 1's average
+    others = [abs(c.average_ms() - 4.7) for n, c in fit_atlas10k2.fits() if n != bands]
+    assert min(others) > abs(curve.average_ms() - 4.7)
+
+
+def _atlas_dict():  # a synthetic profile: zoning and a two-regime seek to break
     return tomllib.loads((disk_dir() / "atlas10k2.toml").read_text())
 
 
@@ -103,6 +128,11 @@ def _atlas_dict():  # a synthetic profile: zoning and a three-point seek to brea
      "single_ms < average_ms < full_ms"),
     (lambda d: d["mechanics"]["seek"].update(model="magic"), "mechanics.seek.model",
      "not a seek model"),
+    (lambda d: d["mechanics"]["seek"].update(sqrt_ms=5.0), "mechanics.seek.sqrt_ms",
+     "beyond full_ms"),
+    (lambda d: d["mechanics"]["seek"].update(knee_cylinders=9000.0, sqrt_ms=0.01),
+     "mechanics.seek.knee_cylinders", "below the full stroke"),
+    (lambda d: d["mechanics"]["seek"].pop("sqrt_ms"), "mechanics.seek.sqrt_ms", "required"),
     (lambda d: d["firmware"]["cache"].update(read_ahead="psychic"),
      "firmware.cache.read_ahead", "not a policy"),
     (lambda d: d.update(initial={"cylinder": 10 ** 6}), "initial.cylinder", "beyond"),

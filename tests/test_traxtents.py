@@ -134,7 +134,7 @@ def test_queued_service_overlaps_the_next_seek_with_the_bus(atlas):
     """tworeq: back-to-back aligned track reads cost seek + 1 revolution + overhead each;
     onereq adds the whole 1.69 ms bus transfer of the assembled track (Figure 5)."""
     starts = tx.zone_track_starts(atlas.layout, 0)
-    picks = [starts[i] for i in (5, 900, 4000, 120, 8000, 2500, 7000, 33)]
+    picks = [starts[i] for i in (5, 900, 4000, 120, 5100, 2500, 3500, 33)]  # of 5,202 tracks
 
     def make(c, k, rng):
         return "R", picks[(2 * k + c) % len(picks)], 528

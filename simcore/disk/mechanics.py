@@ -241,6 +241,117 @@ class ThreePointSeek(SeekCurve):
         return out
 
 
+def random_seek_moments(times, width: int) -> tuple[float, float]:
+    """Mean and σ of the seek between two independent uniformly random cylinders of a band.
+
+    The band is cylinders ``0..width-1`` (its place on the disk does not matter to a curve
+    of distance alone): distance 0 has probability ``1/width``, distance ``d >= 1``
+    ``2 (width - d) / width**2``. This is the seek of random reads confined to one zone
+    (Schindler et al. 2002, §5.2 and Figure 8: "first zone", mean 2.2 ms, σ 0.4 ms).
+    """
+    t = np.asarray(times, dtype=float)[:width]
+    if len(t) < width or width < 2:
+        raise ValueError(f"a band of {width} cylinders does not fit a {len(t)}-cylinder curve")
+    d = np.arange(width, dtype=float)
+    p = np.where(d == 0, 1.0 / width, 2.0 * (width - d) / (width * width))
+    mean = float(p @ t)
+    return mean, float(np.sqrt(p @ (t - mean) ** 2))
+
+
+class TwoRegimeSeek(SeekCurve):
+    """Ruemmler and Wilkes's two-regime seek: a square root for short seeks, a line for long.
+
+    ``t(d) = single + b (sqrt(d) - 1)`` for ``1 <= d <= knee`` (the arm accelerates
+    and decelerates without reaching top speed), then the straight line from
+    ``t(knee)`` to the full stroke ``t(cylinders - 1) = full`` (it coasts). Ruemmler &
+    Wilkes (1994), as summarised by Gray (2000) §2.3, fit the two regimes separately:
+    the curve is continuous at the knee but not tangent there (their HP 97560 curve:
+    ``3.24 + 0.400 sqrt(d)`` below 383 cylinders, ``8.00 + 0.008 d`` above).
+
+    :meth:`fit` finds ``b`` and the knee from a single-cylinder time, a full stroke and
+    the mean and σ of random seeks within a band of cylinders; the datasheet average
+    (:meth:`average_ms`) is then a consequence of the fit, to compare with the sheet.
+    """
+
+    name = "two-regime"
+
+    def __init__(self, cylinders: int, single_ms: float, full_ms: float, sqrt_ms: float,
+                 knee: float):
+        span = cylinders - 1
+        if not 0 < single_ms < full_ms or sqrt_ms < 0 or not 1.0 <= knee < span:
+            raise ValueError("two-regime seek needs 0 < single_ms < full_ms, sqrt_ms >= 0 and "
+                             f"1 <= knee < {span} (got {single_ms}, {full_ms}, {sqrt_ms}, "
+                             f"{knee})")
+        self.single_ms, self.full_ms, self.sqrt_ms, self.knee = (
+            single_ms, full_ms, sqrt_ms, knee)
+        self.knee_ms = single_ms + sqrt_ms * (math.sqrt(knee) - 1.0)
+        if self.knee_ms > full_ms:
+            raise ValueError(f"the square-root regime reaches {self.knee_ms:.3f} ms at the knee, "
+                             f"beyond the full stroke {full_ms} ms")
+        self.per_cylinder_ms = (full_ms - self.knee_ms) / (span - knee)
+        super().__init__(self._curve(cylinders, single_ms, full_ms, sqrt_ms, knee).tolist())
+
+    @staticmethod
+    def _curve(cylinders: int, single: float, full: float, b: float, knee: float) -> np.ndarray:
+        span = cylinders - 1
+        d = np.arange(cylinders, dtype=float)
+        tk = single + b * (math.sqrt(knee) - 1.0)
+        line = tk + (full - tk) * (d - knee) / (span - knee)
+        out = np.where(d <= knee, single + b * (np.sqrt(np.maximum(d, 1.0)) - 1.0), line)
+        out[0] = 0.0
+        return out
+
+    @classmethod
+    def fit(cls, cylinders: int, single_ms: float, full_ms: float, band: int,
+            band_mean_ms: float, band_sd_ms: float) -> TwoRegimeSeek:
+        """The curve whose random seeks within a ``band``-cylinder zone have this mean and σ.
+
+        Both regimes' times are linear in ``b`` for a given knee, so the band mean fixes
+        ``b`` exactly; a later knee stretches the root over more of the band, which
+        widens the spread. The knee is scanned on a geometric grid from 1.5 cylinders to
+        the full stroke for the first interval where σ crosses the target, then bisected
+        there. Raises ``ValueError`` if no knee gives that σ with that mean (the targets
+        are then beyond this shape).
+        """
+        span = cylinders - 1
+
+        def at(knee: float) -> tuple[float, float] | None:
+            # t = t0 + b t1 with t0 the b = 0 curve and t1 its derivative in b
+            t0 = cls._curve(cylinders, single_ms, full_ms, 0.0, knee)
+            t1 = cls._curve(cylinders, single_ms, full_ms, 1.0, knee) - t0
+            m0, _ = random_seek_moments(t0, band)
+            m1, _ = random_seek_moments(t1, band)
+            if m1 <= 0:
+                return None
+            b = (band_mean_ms - m0) / m1
+            if b < 0 or single_ms + b * (math.sqrt(knee) - 1.0) > full_ms:
+                return None
+            return b, random_seek_moments(t0 + b * t1, band)[1]
+
+        grid = np.geomspace(1.5, span - 1.0, 97)
+        got = [at(float(k)) for k in grid]
+        bracket = next(((float(grid[i]), float(grid[i + 1])) for i in range(len(grid) - 1)
+                        if got[i] is not None and got[i + 1] is not None
+                        and got[i][1] <= band_sd_ms <= got[i + 1][1]), None)
+        if bracket is None:
+            sds = [g[1] for g in got if g is not None]
+            reach = f"{min(sds):.3f}..{max(sds):.3f} ms" if sds else "none"
+            raise ValueError(f"no two-regime curve through single {single_ms} ms and full "
+                             f"stroke {full_ms} ms gives a {band}-cylinder band mean "
+                             f"{band_mean_ms} ms with σ {band_sd_ms} ms (σ reachable: {reach})")
+        lo, hi = bracket
+        for _ in range(60):
+            mid = math.sqrt(lo * hi)
+            g = at(mid)
+            if g is None or g[1] > band_sd_ms:
+                hi = mid
+            else:
+                lo = mid
+        knee = math.sqrt(lo * hi)
+        b, _ = at(knee)
+        return cls(cylinders, single_ms, full_ms, b, knee)
+
+
 def build_seek(spec: SeekSpec, cylinders: int) -> SeekCurve:
     """The seek curve a profile asks for."""
     if spec.model == "linear":
@@ -249,6 +360,9 @@ def build_seek(spec: SeekSpec, cylinders: int) -> SeekCurve:
         return TableSeek(cylinders, list(spec.table))
     if spec.model == "three-point":
         return ThreePointSeek(cylinders, spec.single_ms, spec.average_ms, spec.full_ms)
+    if spec.model == "two-regime":
+        return TwoRegimeSeek(cylinders, spec.single_ms, spec.full_ms, spec.sqrt_ms,
+                             spec.knee_cylinders)
     if spec.accel_cyl_per_ms2 and spec.max_speed_cyl_per_ms and spec.settle_ms is not None:
         return FourPhaseSeek(
             cylinders, spec.accel_cyl_per_ms2, spec.max_speed_cyl_per_ms, spec.settle_ms

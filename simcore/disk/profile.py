@@ -53,10 +53,14 @@ class SeekSpec:
 
     ``model`` is one of ``four-phase`` (physics: accelerate, coast, decelerate,
     settle), ``three-point`` (Ruemmler-Wilkes shape through single, average and
-    full-stroke times), ``table`` (measured distance/time pairs) or ``linear``.
+    full-stroke times), ``two-regime`` (Ruemmler-Wilkes square root up to
+    ``knee_cylinders``, then a line to the full stroke; ``sqrt_ms`` is the root's
+    coefficient and ``average_ms``, optional, the datasheet average the curve is
+    checked against, not an input), ``table`` (measured distance/time pairs) or
+    ``linear``.
     """
 
-    model: Literal["four-phase", "three-point", "table", "linear"]
+    model: Literal["four-phase", "three-point", "two-regime", "table", "linear"]
     single_ms: float = 0.0
     average_ms: float = 0.0
     full_ms: float = 0.0
@@ -66,6 +70,8 @@ class SeekSpec:
     base_ms: float = 0.0
     per_cylinder_ms: float = 0.0
     table: tuple[tuple[int, float], ...] = ()
+    sqrt_ms: float = 0.0
+    knee_cylinders: float = 0.0
 
 
 @dataclass(frozen=True)

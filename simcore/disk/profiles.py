@@ -26,7 +26,8 @@ _ZONE = {"first_cylinder", "last_cylinder", "sectors_per_track", "track_skew",
 _ZONING = {"count", "cylinders", "outer_spt", "inner_spt", "spares_per_zone"}
 _MECH = {"head_switch_ms", "write_settle_ms", "seek"}
 _SEEK = {"model", "single_ms", "average_ms", "full_ms", "settle_ms", "accel_cyl_per_ms2",
-         "max_speed_cyl_per_ms", "base_ms", "per_cylinder_ms", "table"}
+         "max_speed_cyl_per_ms", "base_ms", "per_cylinder_ms", "table", "sqrt_ms",
+         "knee_cylinders"}
 _FIRMWARE = {"zero_latency_reads", "zero_latency_writes", "overheads", "cache", "smr"}
 _SMR = {"kind", "media_cache_mib", "band_mib", "idle_clean_ms", "zone_mib", "conventional_zones"}
 SMR_KINDS = ("drive-managed", "host-managed")
@@ -113,10 +114,14 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
     v.ratio = physical // 512
 
     rev_ms = 60_000.0 / rpm
-    move1 = seek.single_ms if seek.model in ("three-point", "four-phase") else (
+    move1 = seek.single_ms if seek.model in ("three-point", "four-phase", "two-regime") else (
         seek.base_ms + seek.per_cylinder_ms if seek.model == "linear" else
         (seek.table[0][1] if seek.table else head_switch))
     zones = _zones(v, geo, rev_ms, head_switch, max(move1, head_switch))
+    span = zones[-1].last_cylinder
+    if seek.model == "two-regime" and not seek.knee_cylinders < span:
+        raise ProfileError(path, "mechanics.seek.knee_cylinders",
+                           f"{seek.knee_cylinders} must be below the full stroke, {span} cylinders")
 
     ov_raw = fw.get("overheads", {})
     overheads = Overheads(
@@ -272,9 +277,26 @@ def _smr(v: _Validator, raw: Any) -> SmrSpec:
 def _seek(v: _Validator, raw: dict[str, Any]) -> SeekSpec:
     f = "mechanics.seek"
     model = raw.get("model")
-    if model not in ("four-phase", "three-point", "table", "linear"):
+    if model not in ("four-phase", "three-point", "two-regime", "table", "linear"):
         raise ProfileError(v.path, f"{f}.model", f"'{model}' is not a seek model; use "
-                           "'four-phase', 'three-point', 'table' or 'linear'")
+                           "'four-phase', 'three-point', 'two-regime', 'table' or 'linear'")
+    if model == "two-regime":
+        single = v.number(raw, "single_ms", f, positive=True)
+        full = v.number(raw, "full_ms", f, positive=True)
+        if not single < full:
+            raise ProfileError(v.path, f"{f}.full_ms",
+                               f"{full} must exceed single_ms {single}")
+        b = v.number(raw, "sqrt_ms", f, minimum=0.0)
+        knee = v.number(raw, "knee_cylinders", f, minimum=1.0)
+        if single + b * (math.sqrt(knee) - 1.0) > full:
+            raise ProfileError(v.path, f"{f}.sqrt_ms",
+                               f"the square root reaches {single + b * (math.sqrt(knee) - 1):.3f}"
+                               f" ms at the knee, beyond full_ms {full}")
+        average = v.number(raw, "average_ms", f, positive=True) if "average_ms" in raw else 0.0
+        if average and not single < average < full:
+            raise ProfileError(v.path, f, "need single_ms < average_ms < full_ms (got "
+                               f"{single}, {average}, {full})")
+        return SeekSpec(model, single, average, full, sqrt_ms=b, knee_cylinders=knee)
     if model == "linear":
         return SeekSpec(model, base_ms=v.number(raw, "base_ms", f, minimum=0.0, default=0.0),
                         per_cylinder_ms=v.number(raw, "per_cylinder_ms", f, minimum=0.0))

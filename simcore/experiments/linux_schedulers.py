@@ -93,7 +93,14 @@ TARGETS = (
     Target("as_over_cfq.1 disk", "one disk, 4 sequential readers: AS over CFQ throughput", 2.26,
            between(2.2, 2.4),
            Source("001", "Table 1; note Q1", _NOTE, 627, "AS/CFQ throughput ≈ 2.2–2.4"),
-           note_bound=between(2.2, 2.4)),
+           note_bound=between(2.2, 2.4),
+           known_deviation=("2.16 at seed 0, 0.04 below the band; seeds 1 to 3 give 2.28, 2.23 "
+                            "and 2.18, a spread over seeds of about half the band. The single "
+                            "disk is the Atlas 10K II profile standing in for the paper's "
+                            "unnamed drive; "
+                            "since its 10 zones and seek curve were fitted to Schindler et al.'s "
+                            "first-zone seeks (traxtents), CFQ reads 17.2 MB/s instead of 16.6 "
+                            "(the 6-zone profile before gave 2.27, 2.27, 2.25 and 2.21)")),
     Target("checks.others_spread_pct", "one disk, sequential read: noop, deadline, CFQ spread",
            "within 2%", between(None, 2.0),
            Source("001", "Table 2; note Q1", _NOTE, 627, "DL ≈ NO ≈ CFQ (within ~2%)"),
