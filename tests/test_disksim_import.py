@@ -503,3 +503,26 @@ def test_read_ahead_over_requested_minus_one_is_warned(model_dir):
     assert any("Read-ahead over requested = -1" in w and "imported as 0" in w
                for w in imp.warnings)
     assert imp.profile["firmware"]["cache"]["read_ahead_over_requested"] is True
+
+
+MODELS = Path(__file__).resolve().parent.parent / "data" / "validation" / "models"
+
+
+@pytest.mark.parametrize("model, sectors, segments, ra, max_ra, free", [
+    ("ibm18es", 7 * 511, 7, "segment", 511, True),      # 3577 blocks: 1788.5 KiB
+    ("atlas10k", 10 * 374, 10, "track-ahead", 354, True),
+    ("barracuda", 3 * 281, 3, "segment", 281, False),   # 843 blocks
+    ("cheetah9LP", 3 * 561, 3, "track-ahead", 561, False),
+    ("hp_c2247a", 2 * 256, 2, "segment", 128, False),
+])
+def test_read_side_knobs_import_as_disksim_has_them(model, sectors, segments, ra, max_ra, free):
+    """Sizes in blocks, exact (``size_sectors``, ``max_read_ahead_sectors``); scheme 4 as
+    ``track-ahead``; "Read any free blocks" = 1 as ``read_any_free``; none of them warned."""
+    imp = import_disksim(MODELS / f"{model}.parv")
+    c = imp.profile["firmware"]["cache"]
+    assert (c["size_sectors"], c["segments"], c["read_ahead"], c["max_read_ahead_sectors"]) == (
+        sectors, segments, ra, max_ra)
+    assert c.get("read_any_free", False) is free
+    assert "size_kib" not in c and "max_read_ahead_kib" not in c
+    assert not [w for w in imp.warnings if "Read any free" in w or "rounded" in w
+                or "scheme 4" in w]

@@ -170,7 +170,10 @@ class CacheSpec:
     (already sent to the host) when the two do not fit; False: the segment keeps the request
     and reads ahead only into the room left. DiskSim keeps the request only when a drive has
     no "Maximum read-ahead" and "Read-ahead over requested" = 1
-    (:func:`simcore.disksim.importer.read_ahead_passes_request`)."""
+    (:func:`simcore.disksim.importer.read_ahead_passes_request`). The segment is then a ring
+    sector by sector, as DiskSim's ``disk_buffer_segment_wrap``: a read-ahead pushes out
+    only what it has overwritten so far, so a re-read while it runs, or after it was
+    stopped early, may still hit."""
     read_ahead_on_hit: bool = False
     """True: a read served wholly from the buffer while the drive is idle starts a
     read-ahead from the segment's end (DiskSim's "Read-ahead on idle hit")."""

@@ -22,7 +22,9 @@ What maps, and how (see also ``data/disksim/README.md``):
   ``linear`` joins single, average and full-stroke times; ``constant`` is a
   flat ``linear`` curve. Head switch, write settle and RPM carry over.
 - firmware (``disksim_disk``): overheads (times ``Time scale for
-  overheads``), segments and read-ahead, zero-latency access, write-back; the
+  overheads``), segments and read-ahead (sizes in blocks, exact: ``size_sectors``,
+  ``max_read_ahead_sectors``; scheme 4 as ``track-ahead``; "Read any free blocks" as
+  ``read_any_free``), zero-latency access, write-back; the
   per-block interface time is the largest of the disk's, the buses' and the
   controllers' on the disk's path, turned into a rate in MB/s.
 """
