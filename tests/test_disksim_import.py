@@ -525,4 +525,14 @@ def test_read_side_knobs_import_as_disksim_has_them(model, sectors, segments, ra
     assert c.get("read_any_free", False) is free
     assert "size_kib" not in c and "max_read_ahead_kib" not in c
     assert not [w for w in imp.warnings if "Read any free" in w or "rounded" in w
-                or "scheme 4" in w]
+                or "scheme 4" in w or "Read directly to buffer" in w]
+
+
+def test_read_directly_to_buffer_zero_is_warned(model_dir):
+    """= 1 (all ten validated models) is what simcore does (the media never waits for the
+    host's transfer); the tiny model's 0 is not modelled, and said so."""
+    imp = import_disksim(model_dir / "tiny.parv")
+    assert any("Read directly to buffer = 0" in w for w in imp.warnings)
+    edit(model_dir / "tiny.diskspecs", "Read directly to buffer = 0",
+         "Read directly to buffer = 1")
+    assert not any("Read directly" in w for w in import_disksim(model_dir / "tiny.parv").warnings)

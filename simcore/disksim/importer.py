@@ -131,7 +131,7 @@ _DISK = {"Model", "Scheduler", "Max queue length", "Bulk sector transfer time",
          "Data preparation overhead", "First reselect overhead", "Other reselect overhead",
          "Read disconnect afterread", "Read disconnect afterwrite", "Write disconnect overhead",
          "Extradisc 2nd disconnect overhead", "Immed transfer partial hit",
-         "Read any free blocks", *_OVERHEADS}
+         "Read any free blocks", "Read directly to buffer", *_OVERHEADS}
 # DiskSim knobs simcore does not model: reported when set to anything but 0.
 _DISK_NOT_MODELLED = {
     "Hold bus entire read xfer", "Hold bus entire write xfer", "Allow almost read hits",
@@ -141,7 +141,7 @@ _DISK_NOT_MODELLED = {
     "Maximum number of write segments", "Use separate write segment", "Low (write) water mark",
     "Minimum read-ahead (blks)",
     "Combine seq writes", "Stop prefetch in sector", "Disconnect write if seek",
-    "Write hit stop prefetch", "Read directly to buffer",
+    "Write hit stop prefetch",
 }
 # Knobs with no effect on a drive's timing: never reported.
 _HARMLESS = {"Print stats", "Avg sectors per cylinder", "Calc sector by sector"}
@@ -1021,6 +1021,15 @@ class _Context:
             cache["read_ahead_over_requested"] = True
         if enable and contread and d.integer("Read-ahead on idle hit", default=0, minimum=0):
             cache["read_ahead_on_hit"] = True
+        if not d.integer("Read directly to buffer", default=1, minimum=0):
+            # = 1 (every validated model): DiskSim 4.0's disk_buffer_sector_done reads each
+            # sector into the buffer without asking disk_buffer_block_available, so nothing
+            # holds the media back a segment ahead of the host, as in simcore; = 0 makes
+            # the media wait for the host's transfer, which simcore does not model
+            p = spec.get("Read directly to buffer")
+            assert p is not None
+            self.warn(p, "'Read directly to buffer = 0' (the media waits when it is a segment "
+                      "ahead of the host's transfer) is not modelled; taken as 1")
         if enable and d.integer("Read any free blocks", default=0, minimum=0):
             # a read miss keeps the sectors of its track that pass under the head before
             # it (disk_buffer_seekdone / disk_buffer_sector_done; CacheConfig.read_any_free)
