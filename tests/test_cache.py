@@ -357,3 +357,115 @@ def test_read_ahead_on_an_idle_hit_reads_on_from_the_segments_end(ten_ms_disk):
     assert run(False) == [(0, 101, False)]
     # read on from 101 to the hit's end (95) + the 100-sector maximum read-ahead = 195
     assert run(True) == [(45, 195, False)]
+
+
+def _miss(cache, lba, n, t=0.0):
+    head = HeadState(0, 0)
+    svc = cache.read(lba, n, t, t, head)
+    cache.read_done(svc, svc.media_end_ms, head)
+    return svc, head
+
+
+def test_track_ahead_reads_to_the_track_end_or_one_track_more(ten_ms_disk):
+    """DiskSim's scheme 4 (``disk_buffer_get_max_readahead``): to the end of the track
+    holding the sector after the request (LBAs 0-99 are track 0, 100-199 track 1, 100 a
+    track); one track's worth (100) further when the segment began on an earlier track. A
+    40-sector segment and a 10-sector maximum read-ahead bound neither: the ring keeps the
+    last 40. LBA k passes under the head at k x 0.1 ms, so a miss of 10-19 at t = 0 ends at
+    2.0 ms and reading on to 99 ends at 10.0 ms."""
+    def cfg():
+        return CacheConfig(20, 1, read_ahead="track-ahead", max_read_ahead_kib=5,
+                           read_ahead_over_requested=True)
+
+    cache = SegmentCache(cfg(), ten_ms_disk)
+    svc, _ = _miss(cache, 10, 10)
+    assert svc.media_end_ms == pytest.approx(2.0)
+    assert cache.stream.stop_lba == 100 and cache.stream.end_ms == pytest.approx(10.0)
+    assert cache.contents(1e9) == [(60, 100, False)]
+    for lba, n in ((90, 20), (80, 20)):  # crosses into track 1 / ends at track 0's end
+        cache = SegmentCache(cfg(), ten_ms_disk)
+        _miss(cache, lba, n)
+        assert cache.stream.stop_lba == 300  # track 1 ends at 200, + 100
+        assert cache.contents(1e9) == [(260, 300, False)]
+
+
+def test_track_ahead_of_a_stream_goes_one_track_further(ten_ms_disk):
+    """A read of 95-104 at t = 9.0 ms finds the read-ahead of the 10-19 miss at LBA 90
+    (sector k is in by (k+1) x 0.1 ms): a stream hit. The segment then holds 50-89 (its last
+    40) and began on track 0, before the track of LBA 105: read on to 200 + 100 = 300."""
+    cache = SegmentCache(CacheConfig(20, 1, read_ahead="track-ahead",
+                                     read_ahead_over_requested=True), ten_ms_disk)
+    _, head = _miss(cache, 10, 10)
+    hit = cache.read(20, 10, 2.5, 2.5, head)  # 20-29 of track 0: still to the end of track 0
+    assert hit.kind == "stream" and cache.stream.stop_lba == 100
+    svc = cache.read(95, 10, 9.0, 9.0, head)
+    assert svc.kind == "stream" and cache.stream.stop_lba == 300
+
+
+def test_disksims_ring_keeps_the_request_until_the_read_ahead_reaches_it(ten_ms_disk):
+    """With DiskSim's read-ahead (``read_ahead_over_requested``) the segment is a ring sector
+    by sector (``disk_buffer_segment_wrap``). A 40-sector segment, a 10-sector miss at
+    10-19, a read-ahead of a segment's worth past it (20-59, sector k in by (k+1) x 0.1 ms):
+    at 5.0 ms it has read to 49, and the ring still holds 10-49, so a re-read of 10-13 is a
+    hit; at 5.5 ms it holds 15-54 and the re-read is a miss. Stopped at 5.05 ms, the segment
+    keeps 10-49, not the 20-59 it would have held at the read-ahead's end."""
+    def started():
+        cache = SegmentCache(CacheConfig(20, 1, read_ahead="segment",
+                                         read_ahead_over_requested=True), ten_ms_disk)
+        return cache, _miss(cache, 10, 10)[1]
+
+    cache, _ = started()
+    assert cache.stream.stop_lba == 60
+    assert cache.lookup(10, 4, 5.0) == "hit"
+    assert cache.lookup(10, 4, 5.5) == "miss"
+    cache, head = started()
+    assert cache.stop(5.05, head) == pytest.approx(5.05)
+    assert cache.contents(1e9) == [(10, 50, False)]
+    assert cache.lookup(10, 4, 20.0) == "hit"
+
+
+def test_read_any_free_keeps_what_passes_before_the_target(ten_ms_disk):
+    """DiskSim's "Read any free blocks" (``disk_buffer_seekdone`` starts at the first whole
+    sector under the head; ``disk_buffer_sector_done`` takes every sector before the
+    segment's start). No read-ahead, a 256-sector segment, the head on track 0 at t = 0 (LBA
+    k under it at k x 0.1 ms). A miss of LBA 50 at t = 0: 0-49 pass first and are kept. A
+    miss of LBA 20 at 3.05 ms lands at sector 31, past the target: the head comes round to
+    LBA 0 and keeps 0-19 before reading 20. Either way the target is read when it would be
+    without the knob (5.1 and 12.1 ms); a 40-sector segment keeps only its last 40."""
+    for lba, t, end in ((50, 0.0, 5.1), (20, 3.05, 12.1)):
+        for free, contents in ((False, [(lba, lba + 1, False)]),
+                               (True, [(0, lba + 1, False)])):
+            cache = SegmentCache(CacheConfig(128, 1, read_ahead="none", read_any_free=free),
+                                 ten_ms_disk)
+            svc, _ = _miss(cache, lba, 1, t)
+            assert svc.media_end_ms == pytest.approx(end)
+            assert cache.contents(1e9) == contents, (lba, free)
+            assert cache.lookup(5, 4, 1e9) == ("hit" if free else "miss")
+    cache = SegmentCache(CacheConfig(20, 1, read_ahead="none", read_any_free=True), ten_ms_disk)
+    _miss(cache, 50, 1)
+    assert cache.contents(1e9) == [(11, 51, False)]
+
+
+def test_exact_cache_sizes_in_sectors():
+    """A DiskSim model's sizes are blocks: 7 segments of 511 (the Ultrastar 18ES) are 3577
+    sectors, which whole KiB cannot hold (1788 KiB would make 510-sector segments)."""
+    from simcore.errors import ProfileError
+
+    zones = [{"first_cylinder": 0, "last_cylinder": 9, "sectors_per_track": 100}]
+    prof = small_disk(zones, cache={"size_sectors": 3577, "segments": 7, "read_ahead": "segment",
+                                    "max_read_ahead_sectors": 511,
+                                    "min_read_ahead_sectors": 3})
+    assert (prof.cache.size_kib, prof.cache.max_read_ahead_kib) == (1788.5, 255.5)
+    cfg = CacheConfig.from_profile(prof)
+    assert cfg.segment_sectors == 511
+    cache = SegmentCache(cfg, Mechanism(prof))
+    assert cache.cap == 511 and cache._kib(cfg.max_read_ahead_kib) == 511 and cache._min_ra == 3
+    assert CacheConfig(size_kib=1788, segments=7).segment_sectors == 510
+    for bad, field in (({"size_kib": 64, "size_sectors": 128}, "size_sectors"),
+                       ({"max_read_ahead_sectors": -1}, "max_read_ahead_sectors"),
+                       ({"size_sectors": 12.5}, "size_sectors"),
+                       ({"min_read_ahead_sectors": 9, "max_read_ahead_sectors": 8},
+                        "min_read_ahead"),
+                       ({"read_any_free": 1}, "read_any_free")):
+        with pytest.raises(ProfileError, match=field):
+            small_disk(zones, cache=bad)

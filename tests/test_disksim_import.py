@@ -527,3 +527,36 @@ def test_bus_holding_knobs_become_the_drive_s_write_rule(model_dir):
     assert any("bus outruns" in w and "tiny.diskspecs:29" in w for w in imp.warnings)
     specs.write_text(text.replace("Hold bus entire read xfer = 1", "Hold bus entire read xfer = 0"))
     assert not any("bus outruns" in w for w in import_disksim(model_dir / "tiny.parv").warnings)
+
+
+MODELS = Path(__file__).resolve().parent.parent / "data" / "validation" / "models"
+
+
+@pytest.mark.parametrize("model, sectors, segments, ra, max_ra, free", [
+    ("ibm18es", 7 * 511, 7, "segment", 511, True),      # 3577 blocks: 1788.5 KiB
+    ("atlas10k", 10 * 374, 10, "track-ahead", 354, True),
+    ("barracuda", 3 * 281, 3, "segment", 281, False),   # 843 blocks
+    ("cheetah9LP", 3 * 561, 3, "track-ahead", 561, False),
+    ("hp_c2247a", 2 * 256, 2, "segment", 128, False),
+])
+def test_read_side_knobs_import_as_disksim_has_them(model, sectors, segments, ra, max_ra, free):
+    """Sizes in blocks, exact (``size_sectors``, ``max_read_ahead_sectors``); scheme 4 as
+    ``track-ahead``; "Read any free blocks" = 1 as ``read_any_free``; none of them warned."""
+    imp = import_disksim(MODELS / f"{model}.parv")
+    c = imp.profile["firmware"]["cache"]
+    assert (c["size_sectors"], c["segments"], c["read_ahead"], c["max_read_ahead_sectors"]) == (
+        sectors, segments, ra, max_ra)
+    assert c.get("read_any_free", False) is free
+    assert "size_kib" not in c and "max_read_ahead_kib" not in c
+    assert not [w for w in imp.warnings if "Read any free" in w or "rounded" in w
+                or "scheme 4" in w or "Read directly to buffer" in w]
+
+
+def test_read_directly_to_buffer_zero_is_warned(model_dir):
+    """= 1 (all ten validated models) is what simcore does (the media never waits for the
+    host's transfer); the tiny model's 0 is not modelled, and said so."""
+    imp = import_disksim(model_dir / "tiny.parv")
+    assert any("Read directly to buffer = 0" in w for w in imp.warnings)
+    edit(model_dir / "tiny.diskspecs", "Read directly to buffer = 0",
+         "Read directly to buffer = 1")
+    assert not any("Read directly" in w for w in import_disksim(model_dir / "tiny.parv").warnings)

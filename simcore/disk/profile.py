@@ -151,14 +151,20 @@ class Overheads:
 
 @dataclass(frozen=True)
 class CacheSpec:
-    """The drive's buffer as the profile describes it (used by the cache model)."""
+    """The drive's buffer as the profile describes it (used by the cache model).
 
-    size_kib: int = 0
+    Sizes are in KiB, exact to the sector: a profile may give them in whole KiB
+    (``size_kib``) or in 512-byte sectors (``size_sectors``, ``max_read_ahead_sectors``,
+    ``min_read_ahead_sectors``), as DiskSim's models do; 7 segments of 511 blocks (the
+    Ultrastar 18ES) are 3577 sectors, 1788.5 KiB here, and each segment holds 511 sectors.
+    """
+
+    size_kib: float = 0
     segments: int = 1
     read_ahead: str = "none"
-    max_read_ahead_kib: int = 0
+    max_read_ahead_kib: float = 0
     write_back: bool = False
-    min_read_ahead_kib: int = 0
+    min_read_ahead_kib: float = 0
     adaptive: bool = False
     read_hits_on_write_data: bool = True
     """False: data the host wrote is not served back to reads from the buffer, before or
@@ -170,10 +176,17 @@ class CacheSpec:
     (already sent to the host) when the two do not fit; False: the segment keeps the request
     and reads ahead only into the room left. DiskSim keeps the request only when a drive has
     no "Maximum read-ahead" and "Read-ahead over requested" = 1
-    (:func:`simcore.disksim.importer.read_ahead_passes_request`)."""
+    (:func:`simcore.disksim.importer.read_ahead_passes_request`). The segment is then a ring
+    sector by sector, as DiskSim's ``disk_buffer_segment_wrap``: a read-ahead pushes out
+    only what it has overwritten so far, so a re-read while it runs, or after it was
+    stopped early, may still hit."""
     read_ahead_on_hit: bool = False
     """True: a read served wholly from the buffer while the drive is idle starts a
     read-ahead from the segment's end (DiskSim's "Read-ahead on idle hit")."""
+    read_any_free: bool = False
+    """True: on a read miss the drive keeps the sectors of the target's track that pass under
+    the head before the target (DiskSim's "Read any free blocks"; see
+    :class:`simcore.drive.cache.CacheConfig`)."""
     write_fill_sectors: int = 0
     """Above 0: the media part of a write starts only once ``min(n, write_fill_sectors)``
     of its ``n`` sectors are in the buffer, or ``write_fill_large_sectors`` of them when

@@ -40,13 +40,15 @@ _OVERHEADS_OPTIONAL = {"read_miss_after_write_ms", "read_hit_after_write_ms",
                        "read_disconnect_after_write_ms", "write_disconnect_ms",
                        "random_write_disconnect_ms"}
 _CACHE = {"size_kib", "segments", "read_ahead", "max_read_ahead_kib", "write_back",
-          "min_read_ahead_kib", "adaptive", "read_hits_on_write_data",
+          "min_read_ahead_kib", "adaptive", "read_hits_on_write_data", "size_sectors",
+          "max_read_ahead_sectors", "min_read_ahead_sectors", "read_any_free",
           "read_ahead_over_requested", "read_ahead_on_hit", "write_fill_sectors",
           "write_fill_large_from", "write_fill_large_sectors"}
 _INTERFACE = {"name", "rate_mb_s", "write_rate_mb_s", "read_watermark", "hold_bus_writes",
               "write_watermark"}
 _INITIAL = {"cylinder", "angle"}
-READ_AHEAD_POLICIES = {"none", "track", "cylinder", "segment", "on-arrival", "zero"}
+READ_AHEAD_POLICIES = {"none", "track", "cylinder", "segment", "on-arrival", "zero",
+                       "track-ahead"}
 
 
 def data_dir() -> Path:
@@ -140,17 +142,17 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
             raise ProfileError(path, "firmware.cache.read_ahead",
                                f"'{ra}' is not a policy; use one of {sorted(READ_AHEAD_POLICIES)}")
         for flag in ("write_back", "adaptive", "read_hits_on_write_data",
-                     "read_ahead_over_requested", "read_ahead_on_hit"):
+                     "read_ahead_over_requested", "read_ahead_on_hit", "read_any_free"):
             if not isinstance(c.get(flag, False), bool):
                 raise ProfileError(path, f"firmware.cache.{flag}",
                                    f"{c[flag]!r} is not true or false")
-        max_ra = v.integer(c, "max_read_ahead_kib", "firmware.cache", minimum=0, default=0)
-        min_ra = v.integer(c, "min_read_ahead_kib", "firmware.cache", minimum=0, default=0)
+        size_kib, max_ra, min_ra = (_kib_or_sectors(v, c, name) for name in (
+            "size", "max_read_ahead", "min_read_ahead"))
         if max_ra and min_ra > max_ra:
             raise ProfileError(path, "firmware.cache.min_read_ahead_kib",
-                               f"{min_ra} exceeds max_read_ahead_kib {max_ra}")
+                               f"{min_ra:g} KiB exceeds max_read_ahead_kib {max_ra:g}")
         cache = CacheSpec(
-            size_kib=v.integer(c, "size_kib", "firmware.cache", minimum=0, default=0),
+            size_kib=size_kib,
             segments=v.integer(c, "segments", "firmware.cache", minimum=1, default=1),
             read_ahead=ra,
             max_read_ahead_kib=max_ra,
@@ -160,6 +162,7 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
             read_hits_on_write_data=bool(c.get("read_hits_on_write_data", True)),
             read_ahead_over_requested=bool(c.get("read_ahead_over_requested", False)),
             read_ahead_on_hit=bool(c.get("read_ahead_on_hit", False)),
+            read_any_free=bool(c.get("read_any_free", False)),
             write_fill_sectors=v.integer(c, "write_fill_sectors", "firmware.cache", minimum=0,
                                          default=0),
             write_fill_large_from=v.integer(c, "write_fill_large_from", "firmware.cache",
@@ -235,6 +238,19 @@ def _sector_format(v: _Validator, geo: dict[str, Any]) -> tuple[int, int, int]:
                            "(the 512-byte LBAs of one physical sector) on a 512e drive, and 0 "
                            "otherwise")
     return logical, physical, aligned
+
+
+def _kib_or_sectors(v, c: dict, name: str) -> float:
+    """``[firmware.cache]`` ``{name}_kib`` (whole KiB) or ``{name}_sectors`` (exact, in 512-byte
+    sectors, as a DiskSim model gives them: 7 segments of 511 blocks are 1788.5 KiB), in KiB;
+    a profile gives one or the other, never both."""
+    kib_key, sec_key = f"{name}_kib", f"{name}_sectors"
+    if kib_key in c and sec_key in c:
+        raise ProfileError(v.path, f"firmware.cache.{sec_key}",
+                           f"give {kib_key} or {sec_key}, not both")
+    if sec_key in c:
+        return v.integer(c, sec_key, "firmware.cache", minimum=0) / 2
+    return v.integer(c, kib_key, "firmware.cache", minimum=0, default=0)
 
 
 def _smr(v: _Validator, raw: Any) -> SmrSpec:

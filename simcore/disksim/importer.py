@@ -22,7 +22,9 @@ What maps, and how (see also ``data/disksim/README.md``):
   ``linear`` joins single, average and full-stroke times; ``constant`` is a
   flat ``linear`` curve. Head switch, write settle and RPM carry over.
 - firmware (``disksim_disk``): overheads (times ``Time scale for
-  overheads``), segments and read-ahead, zero-latency access, write-back; the
+  overheads``), segments and read-ahead (sizes in blocks, exact: ``size_sectors``,
+  ``max_read_ahead_sectors``; scheme 4 as ``track-ahead``; "Read any free blocks" as
+  ``read_any_free``), zero-latency access, write-back; the
   per-block interface time is the largest of the disk's, the buses' and the
   controllers' on the disk's path, turned into a rate in MB/s.
 """
@@ -66,7 +68,7 @@ WRITE_FILL = (10, 45, 15)
 writes a request's first sector once min(n, 10) of its n sectors are buffered, 15 when
 n >= 45 (``disk_buffer_block_available`` in DiskSim's disk cache; fixed there, not a
 parameter of the model)."""
-READ_AHEAD = {0: "none", 1: "track", 2: "cylinder", 3: "segment", 4: "track"}
+READ_AHEAD = {0: "none", 1: "track", 2: "cylinder", 3: "segment", 4: "track-ahead"}
 
 
 def read_ahead_passes_request(contread: int, max_read_ahead: int, keep: int) -> bool:
@@ -130,7 +132,8 @@ _DISK = {"Model", "Scheduler", "Max queue length", "Bulk sector transfer time",
          "Read disconnect afterread", "Read disconnect afterwrite", "Write disconnect overhead",
          "Extradisc 2nd disconnect overhead", "Immed transfer partial hit",
          "Hold bus entire read xfer", "Hold bus entire write xfer", "Never disconnect",
-         "Low (write) water mark", *_OVERHEADS}
+         "Low (write) water mark", "Read any free blocks", "Read directly to buffer",
+         *_OVERHEADS}
 # DiskSim knobs simcore does not model: reported when set to anything but 0.
 _DISK_NOT_MODELLED = {
     "Allow almost read hits",
@@ -138,9 +141,9 @@ _DISK_NOT_MODELLED = {
     "Allow sneaky intermediate read hits",
     "Allow write prebuffering", "Preseeking level",
     "Maximum number of write segments", "Use separate write segment",
-    "Minimum read-ahead (blks)", "Read any free blocks",
+    "Minimum read-ahead (blks)",
     "Combine seq writes", "Stop prefetch in sector", "Disconnect write if seek",
-    "Write hit stop prefetch", "Read directly to buffer",
+    "Write hit stop prefetch",
 }
 # Knobs with no effect on a drive's timing: never reported.
 _HARMLESS = {"Print stats", "Avg sectors per cylinder", "Calc sector by sector"}
@@ -994,21 +997,17 @@ class _Context:
             assert p is not None
             raise syntax_error(p.path, p.line, p.name, f"{contread} is not a read-ahead scheme "
                                "(0..4)")
-        if contread == 4:
-            p = spec.get("Buffer continuous read")
-            assert p is not None
-            self.warn(p, "read-ahead scheme 4 (one track ahead of a detected sequential "
-                      "stream) is imported as read-ahead to the end of the track")
-            self.assumed.append("firmware.cache.read_ahead (scheme 4 taken as 'track')")
-        if (segs * seg_blocks) % 2 or max_ra % 2:
-            self.warnings.append(f"{_short(spec)}: cache sizes are rounded down to whole KiB")
         if spec.get("Number of buffer segments") is None:
             self.assumed.append("firmware.cache")
+        # sizes as DiskSim has them, in blocks (sectors): "Segment size (in blks)" times the
+        # segments, "Maximum read-ahead (blks)"; scheme 4 is simcore's "track-ahead", which
+        # ignores the maximum as DiskSim's disk_buffer_get_max_readahead does (kept in the
+        # profile as extracted)
         cache = {
-            "size_kib": segs * seg_blocks // 2 if enable else 0,
+            "size_sectors": segs * seg_blocks if enable else 0,
             "segments": max(segs, 1),
             "read_ahead": READ_AHEAD[contread] if enable else "none",
-            "max_read_ahead_kib": max_ra // 2,
+            "max_read_ahead_sectors": max_ra,
             "write_back": bool(fast),
         }
         write_hits = d.integer("Allow read hits on write data", default=1, minimum=0)
@@ -1024,6 +1023,19 @@ class _Context:
             cache["read_ahead_over_requested"] = True
         if enable and contread and d.integer("Read-ahead on idle hit", default=0, minimum=0):
             cache["read_ahead_on_hit"] = True
+        if not d.integer("Read directly to buffer", default=1, minimum=0):
+            # = 1 (every validated model): DiskSim 4.0's disk_buffer_sector_done reads each
+            # sector into the buffer without asking disk_buffer_block_available, so nothing
+            # holds the media back a segment ahead of the host, as in simcore; = 0 makes
+            # the media wait for the host's transfer, which simcore does not model
+            p = spec.get("Read directly to buffer")
+            assert p is not None
+            self.warn(p, "'Read directly to buffer = 0' (the media waits when it is a segment "
+                      "ahead of the host's transfer) is not modelled; taken as 1")
+        if enable and d.integer("Read any free blocks", default=0, minimum=0):
+            # a read miss keeps the sectors of its track that pass under the head before
+            # it (disk_buffer_seekdone / disk_buffer_sector_done; CacheConfig.read_any_free)
+            cache["read_any_free"] = True
         if extra_disc and not d.integer("Never disconnect", default=0, minimum=0):
             # DiskSim 4.0 lets the head write a request of such a drive only once
             # min(n, 10) of its n sectors (15 from 45-sector requests on) are buffered

@@ -47,15 +47,26 @@ request's data ended unless said otherwise:
                left off, ``max_read_ahead_kib`` (or a segment) at most
 ``on-arrival`` the whole track: sectors passing under the head before the
                target are kept, then on to the end of the track
+``track-ahead`` DiskSim's scheme 4 ("Buffer continuous read" = 4, its DEC
+               prefetch scheme, ``disk_buffer_get_max_readahead`` in
+               ``disksim_diskcache.c``): to the end of the track holding
+               the sector after the request, or to one track's worth of
+               sectors beyond that when the segment's data began on an
+               earlier track (a request crossing a track, a sequential
+               stream); neither the maximum read-ahead nor the segment
+               size bounds it (the segment, a ring, keeps the last
+               segment's worth)
 =============  =========================================================
 
-``max_read_ahead_kib`` caps any policy, ``min_read_ahead_kib`` is read even
+``max_read_ahead_kib`` caps any policy but ``track-ahead``, ``min_read_ahead_kib`` is read even
 if a command arrives, ``cross_boundaries=False`` keeps ``segment`` and
 ``zero`` on the track, ``preemptible=False`` makes every command wait for
 the read-ahead to finish. Read-ahead starts after a miss and goes on while
 the host keeps reading what it brings; once it has stopped (the segment was
 full), only the next miss starts it again, unless ``refill=True``, which lets
-a hit that frees half a segment restart it. With ``adaptive=True`` the drive counts the
+a hit that frees half a segment restart it. ``read_any_free=True`` (DiskSim's "Read any
+free blocks") keeps, on a miss, the sectors of the target's track that pass under the head
+before the target, whatever the policy. With ``adaptive=True`` the drive counts the
 sequential streams among its last ``stream_window`` commands and splits the
 buffer into that many segments (at most ``max_segments``).
 
@@ -99,13 +110,29 @@ __all__ = ["CLEAN", "FLUSH", "POLICIES", "CacheConfig", "ReadService", "Segment"
 
 CLEAN = 1 << 62  # ``Segment.dirty_from`` of a segment with nothing left to write
 FLUSH = "F"  # a request op: write every dirty sector to the platter (ATA FLUSH CACHE)
-POLICIES = ("none", "track", "cylinder", "segment", "zero", "on-arrival")
+POLICIES = ("none", "track", "cylinder", "segment", "zero", "on-arrival", "track-ahead")
 DESTAGE = ("lru", "sptf")
 
 
 @dataclass(frozen=True)
 class CacheConfig:
-    """The buffer's shape and policies (sizes in KiB; see the module doc)."""
+    """The buffer's shape and policies (sizes in KiB; see the module doc).
+
+    Sizes are exact to the sector: ``int(kib * 2)`` sectors, so a DiskSim model's odd block
+    counts are half KiB (7 segments of 511 blocks: ``size_kib=1788.5``, 511 sectors each).
+
+    ``read_any_free``: DiskSim's "Read any free blocks" (``readanyfreeblocks``). DiskSim 4.0
+    (``disk_buffer_seekdone`` in ``disksim_diskctlr.c``) starts a read's media transfer as
+    soon as the head is on the target's track, from the first whole sector under it, and
+    ``disk_buffer_sector_done`` puts every sector the head passes that lies before the
+    segment's start into the segment, moving its start back; with "Read directly to
+    buffer" = 1 (every validated model) nothing else limits it. Only the track holding the
+    target's first sector can hold such sectors, so the pre-read is the run of that track's
+    sectors from the landing sector up to the target, or, when the head lands past the
+    target, from the track's first sector up to the target (the head comes round to them
+    before the target). The target's own sectors come under the head at the same time
+    either way: the knob costs no time, and makes later reads of those sectors hits.
+    """
 
     size_kib: float = 1024.0
     segments: int = 4
@@ -118,6 +145,7 @@ class CacheConfig:
     read_hits_on_write_data: bool = True
     read_ahead_over_requested: bool = False
     read_ahead_on_hit: bool = False
+    read_any_free: bool = False
     cross_boundaries: bool = True
     preemptible: bool = True
     refill: bool = False
@@ -169,6 +197,7 @@ class CacheConfig:
                    read_hits_on_write_data=c.read_hits_on_write_data,
                    read_ahead_over_requested=c.read_ahead_over_requested,
                    read_ahead_on_hit=c.read_ahead_on_hit,
+                   read_any_free=c.read_any_free,
                    write_fill_sectors=c.write_fill_sectors,
                    write_fill_large_from=c.write_fill_large_from,
                    write_fill_large_sectors=c.write_fill_large_sectors)
@@ -184,11 +213,12 @@ class Segment:
     """Data of one contiguous LBA range ``[start, end)``; ``[dirty_from, end)`` not yet written."""
 
     __slots__ = ("arrive", "arrive0", "dirty_from", "end", "first", "id", "last_used",
-                 "ready_ms", "start", "written")
+                 "owner_start", "ready_ms", "start", "written")
 
     def __init__(self, sid: int):
         self.id = sid
         self.start = self.end = self.first = 0
+        self.owner_start = 0  # the segment's start when the last read miss or partial took it
         self.ready_ms = 0.0  # when the data of a miss is all in (for pictures)
         self.dirty_from = CLEAN
         self.last_used = -1
@@ -214,7 +244,7 @@ class _Stream:
     they read from the track plan's numbers)."""
 
     __slots__ = ("_done", "_pieces", "end_ms", "head0", "kind", "lba", "min_until", "seg",
-                 "track")
+                 "start0", "track")
 
     def __init__(self, kind: str, seg: Segment, lba: int, plan: Plan | TrackPlan,
                  head0: tuple[int, int], min_until: float):
@@ -229,6 +259,7 @@ class _Stream:
         self.end_ms = plan.end_ms
         self.head0 = head0
         self.min_until = min_until
+        self.start0 = seg.start  # the segment's start before this stream (the ring's floor)
 
     def _unfold(self) -> None:
         plan = self.track.plan()
@@ -538,6 +569,19 @@ class SegmentCache:
             return s.lba + int(s.done.searchsorted(t, side="right"))
         return seg.end
 
+    def _live_start(self, seg: Segment, t: float) -> int:
+        """The first LBA ``seg`` holds at ``t``. With ``read_ahead_over_requested`` (DiskSim's
+        read-ahead) a read-ahead running into the segment makes it a ring sector by sector
+        (``disk_buffer_segment_wrap`` after every sector read): it keeps the last segment's
+        worth it has read, so its start moves up as the read-ahead goes on, not all at once
+        to where the read-ahead will end. Otherwise the start is where the segment will
+        start once its read-ahead is done."""
+        s = self.stream
+        if (self.config.read_ahead_over_requested and s is not None and s.seg is seg
+                and s.kind == "read" and t < s.end_ms):
+            return max(s.start0, self._valid_end(seg, t) - self.cap)
+        return seg.start
+
     def _live(self, t: float) -> _Stream | None:
         """The stream still running at ``t`` (a finished one is retired)."""
         s = self.stream
@@ -571,11 +615,12 @@ class SegmentCache:
         for seg in self.segments:
             end = self._valid_end(seg, t)
             s = self.stream
-            start = seg.start
-            if s is not None and s.seg is seg and s.kind == "read" and t < s.end_ms:
-                start = max(seg.first, end - self.cap)  # the ring, as of time t
-            elif t < seg.ready_ms:
+            streaming = s is not None and s.seg is seg and s.kind == "read" and t < s.end_ms
+            if not streaming and t < seg.ready_ms:
                 continue
+            start = self._live_start(seg, t)  # the ring, as of time t
+            if streaming and not self.config.read_ahead_over_requested:
+                start = max(seg.first, end - self.cap)
             if end > start:
                 out.append((start, end, seg.dirty))
         return out
@@ -597,12 +642,19 @@ class SegmentCache:
             end += p.count
         return end
 
-    def _read_ahead(self, x: int) -> int:
-        """Sectors to read ahead from LBA ``x`` (the host has consumed everything before it)."""
+    def _read_ahead(self, x: int, seg_start: int | None = None,
+                    req_start: int | None = None) -> int:
+        """Sectors to read ahead from LBA ``x`` (the host has consumed everything before it).
+
+        ``seg_start``: the segment's first LBA when the request took it, ``req_start``: the
+        request's first LBA (both ``x`` when not given; only ``track-ahead`` uses them)."""
         c = self.config
         pol = c.read_ahead
         if pol == "none" or x >= self.layout.capacity or x <= 0:
             return 0
+        if pol == "track-ahead":
+            return self._track_ahead(x, x if seg_start is None else seg_start,
+                                     x - 1 if req_start is None else req_start)
         if pol in ("track", "on-arrival"):
             ra = self._track_end(x - 1) - x
         elif pol == "cylinder":
@@ -616,6 +668,18 @@ class SegmentCache:
         if c.max_read_ahead_kib:
             ra = min(ra, self._kib(c.max_read_ahead_kib))
         return max(0, min(ra, self.cap, self.layout.capacity - x))
+
+    def _track_ahead(self, x: int, seg_start: int, req_start: int) -> int:
+        """DiskSim's scheme 4 (``disk_buffer_get_max_readahead``, ``BUFFER_DEC_PREFETCH_SCHEME``):
+        read ahead to the end of the track holding LBA ``x``, the sector after the request;
+        when the segment's data began before that track (``seg_start``), one track's worth
+        of sectors further (the sectors per track of the zone holding ``req_start``). The
+        maximum read-ahead and the segment size play no part."""
+        lay = self.layout
+        end = lay.track_end(x)
+        if seg_start < lay.track_extent(x)[0]:
+            end += lay.sectors_per_track(lay.zone_of(req_start))
+        return max(0, min(end, lay.capacity) - x)
 
     # -- segments -------------------------------------------------------------
     def _allocate(self, t: float, head: HeadState) -> Segment:
@@ -697,6 +761,8 @@ class SegmentCache:
             n = len(s.done)
         if s.kind == "read":
             s.seg.end = s.lba + got
+            if self.config.read_ahead_over_requested:  # the ring pushed out only what was read
+                s.seg.start = min(s.seg.end, max(s.start0, s.seg.end - self.cap))
             self.stats["read_ahead_stopped"] += n - got
             self.stats["read_ahead_sectors"] -= n - got
         else:
@@ -705,17 +771,30 @@ class SegmentCache:
         return free
 
     def _start_read_ahead(self, seg: Segment, x: int, t: float, head: HeadState,
-                          consumed: int | None = None, limit: int | None = None) -> None:
-        """Read ahead from ``x``; the host has taken the data up to ``consumed`` (default ``x``)."""
-        ra = self._read_ahead(x) if limit is None else min(limit, self.cap)
+                          consumed: int | None = None, limit: int | None = None,
+                          req_start: int | None = None) -> None:
+        """Read ahead from ``x``; the host has taken the data up to ``consumed`` (default ``x``).
+        ``req_start``: the first LBA of the request this read-ahead follows."""
+        ahead = self.config.read_ahead == "track-ahead"  # not bounded by the segment size
+        if limit is None:
+            ra = self._read_ahead(x, seg.owner_start if req_start is not None else seg.start,
+                                  req_start)
+        else:
+            ra = limit if ahead else min(limit, self.cap)
         if consumed is not None:  # the ring: never overwrite what the host has not taken
             ra = min(ra, consumed + self.cap - x)
         elif not self.config.read_ahead_over_requested:
             # after a miss the segment keeps the request and what follows it; with
             # read_ahead_over_requested the read-ahead runs its whole length and the ring
             # may push the request's own data, already sent, out of the segment (see
-            # simcore.disksim.importer.read_ahead_passes_request for DiskSim's rule)
-            ra = min(ra, seg.start + self.cap - x)
+            # simcore.disksim.importer.read_ahead_passes_request for DiskSim's rule). With
+            # read_any_free the sectors read before the request do not count: DiskSim
+            # keeps the request's start plus a segment (disk_buffer_get_max_readahead)
+            # and its ring drops the earlier sectors first.
+            keep_from = seg.start
+            if self.config.read_any_free and req_start is not None:
+                keep_from = max(seg.start, req_start)
+            ra = min(ra, keep_from + self.cap - x)
         if ra <= 0:
             return
         if self.stream is not None:
@@ -735,9 +814,11 @@ class SegmentCache:
         self.stats["read_ahead_sectors"] += ra
         self.stats["read_aheads"] += 1
 
-    def _extend(self, s: _Stream, upto: int, t: float, head: HeadState) -> None:
-        """The host consumed a stream's data up to ``upto``: read on, seamlessly if still running."""
-        want = max(upto, upto + self._read_ahead(upto))
+    def _extend(self, s: _Stream, upto: int, t: float, head: HeadState,
+                req_start: int | None = None) -> None:
+        """The host consumed a stream's data up to ``upto``: read on, seamlessly if still running.
+        ``req_start``: the first LBA of the read that consumed it."""
+        want = max(upto, upto + self._read_ahead(upto, self._live_start(s.seg, t), req_start))
         have = s.stop_lba
         if want <= have:
             return
@@ -760,7 +841,7 @@ class SegmentCache:
         best: tuple[str, Segment | None, int] = ("miss", None, 0)
         write_hits = self.config.read_hits_on_write_data
         for seg in self.segments:
-            if not seg.start <= lba <= seg.end or (seg.written and not write_hits):
+            if not self._live_start(seg, t) <= lba <= seg.end or (seg.written and not write_hits):
                 continue
             ve = self._valid_end(seg, t)
             if s is not None and s.seg is seg and s.kind == "read":
@@ -796,7 +877,7 @@ class SegmentCache:
             seg.last_used = self._tick
             s = self.stream
             if s is not None and s.seg is seg and s.kind == "read":
-                self._extend(s, lba + sectors, now, head)
+                self._extend(s, lba + sectors, now, head, lba)
             elif (self.config.refill and s is None and not seg.dirty
                   and lba + sectors >= seg.end - self.cap // 2
                   and self.config.read_ahead in ("segment", "zero")):
@@ -806,7 +887,7 @@ class SegmentCache:
                 # DiskSim's "Read-ahead on idle hit": a full hit on an idle drive reads
                 # on from the segment's end, as far as the policy reaches past this request
                 end = lba + sectors
-                want = end + self._read_ahead(end) - seg.end
+                want = end + self._read_ahead(end, seg.start, lba) - seg.end
                 if want > 0:
                     self._start_read_ahead(seg, seg.end, now, head, consumed=end, limit=want)
             ready = np.full(sectors, ready_ms)
@@ -815,7 +896,7 @@ class SegmentCache:
             self.stats["stream_hits"] += 1
             seg.last_used = self._tick
             s = self.stream
-            self._extend(s, lba + sectors, now, head)
+            self._extend(s, lba + sectors, now, head, lba)
             a = lba - s.lba
             times = np.empty(sectors)
             if a < 0:
@@ -846,44 +927,59 @@ class SegmentCache:
         head.cylinder, head.surface = plan.cylinder, plan.surface
         if kind == "partial" and not seg.dirty:  # keep the request; older data may go
             self.stats["partial_hits" if hit else "misses"] += 1
+            seg.owner_start = self._live_start(seg, now)  # DiskSim keeps the segment's start
             seg.start, seg.end = lba, lba + sectors
-            seg.first = lba
         elif kind == "partial":  # the buffered head of the request is dirty: keep it apart
             self.stats["partial_hits"] += 1
             seg = self._allocate(now, head)
             seg.start, seg.end = first, lba + sectors
-            seg.first = first
+            seg.owner_start = first
         else:
             self.stats["misses"] += 1
             seg = self._allocate(now, head)
             seg.start = lba
             seg.end = lba + sectors
+            seg.owner_start = lba
             if self.config.read_ahead == "on-arrival":
                 seg.start = self._pre_read(lba, plan)
-            seg.first = seg.start
+        if self.config.read_any_free and not seg.written:
+            seg.start = min(seg.start, self._pre_read(first, plan, wrap=True))
+        seg.first = seg.start
         seg.start = max(seg.start, seg.end - max(self.cap, sectors))
         seg.last_used = self._tick
         seg.ready_ms = plan.end_ms
         waited = free - ready_ms
         return ReadService(kind, ready, seek + waited, rot, xfer, plan.end_ms, seg, plan)
 
-    def _pre_read(self, lba: int, plan: Plan | TrackPlan) -> int:
-        """On-arrival read-ahead: sectors that pass under the head before the target are kept."""
+    def _pre_read(self, lba: int, plan: Plan | TrackPlan, wrap: bool = False) -> int:
+        """Sectors that pass under the head before the target ``lba`` are kept: returns the
+        first LBA kept. The head lands on the target's track at the first whole sector under
+        it; the run from there up to the target is kept (on-arrival read-ahead, and DiskSim's
+        "Read any free blocks"). ``wrap``: when the head lands past the target, it comes round
+        to the track's first sector before the target, and the run from that sector up to the
+        target is kept (DiskSim: a sector before the segment's start is read in wherever it
+        passes). The segment, a ring, keeps a segment's worth at most."""
         p = plan if isinstance(plan, TrackPlan) else plan.pieces[0]
         spt = round(self.rev_ms / p.sector_ms) if p.sector_ms > 0 else 0
         if spt <= 0:
             return lba
         sector = math.ceil(self.mech.angle_at(p.move_end_ms) * spt - 1e-9) % spt
         landing = self.layout.lba_at(p.cylinder, p.surface, sector)
-        if landing is None or landing >= lba or self._track_end(landing) != self._track_end(lba):
+        if landing is None or landing == lba or self._track_end(landing) != self._track_end(lba):
             return lba
+        if landing > lba:
+            if not wrap:
+                return lba
+            landing = self.layout.track_extent(lba)[0]
         self.stats["pre_read_sectors"] += lba - landing
         return max(landing, lba - self.cap)
 
     def read_done(self, svc: ReadService, media_end_ms: float, head: HeadState) -> None:
         """A read's media part ended at ``media_end_ms``: start the read-ahead after it."""
         if svc.kind in ("miss", "partial") and self.stream is None:
-            self._start_read_ahead(svc.segment, svc.segment.end, media_end_ms, head)
+            seg = svc.segment
+            self._start_read_ahead(seg, seg.end, media_end_ms, head,
+                                   req_start=seg.end - len(svc.ready_ms))
 
     # -- writes ---------------------------------------------------------------
     def _write_fill(self, sectors: int) -> int:
