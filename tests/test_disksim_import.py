@@ -370,12 +370,15 @@ def test_time_scale_per_request_overhead_and_fast_writes(model_dir):
     assert imp.profile["firmware"]["cache"]["write_back"] is True
 
 
-def test_profile_records_source_assumed_and_warnings(tiny, tmp_path):
+def test_profile_records_source_assumed_and_warnings(tiny, tmp_path, model_dir):
     assert tiny.source == "imported from tiny.parv by simcore import-disksim"
     assert "initial.cylinder" in tiny.assumed
     imp = import_disksim(DATA / "tiny.parv")
-    assert any("Maximum number of write segments = 4" in w and "tiny.diskspecs:40" in w
-               for w in imp.warnings)
+    # read, and without effect on a write-through drive without write prebuffering
+    assert not any("write segments" in w or "prebuffering" in w for w in imp.warnings)
+    edit(model_dir / "tiny.diskspecs", "Preseeking level = 0,", "Preseeking level = 1,")
+    warned = import_disksim(model_dir / "tiny.parv").warnings
+    assert any("Preseeking level = 1" in w and "tiny.diskspecs:37" in w for w in warned)
     assert not any("Hold bus" in w for w in imp.warnings)  # modelled: the drive holds the bus
     assert tomllib.loads(imp.toml)["source"] == tiny.source
     bare = import_disksim(DATA / "tiny.model")
@@ -448,7 +451,7 @@ def test_cli_writes_a_loadable_profile_and_refuses_to_overwrite(tmp_path, capsys
     assert cli_main(["import-disksim", str(DATA / "tiny.parv"), "-o", str(out)]) == 0
     cap = capsys.readouterr()
     assert "wrote" in cap.out and "86 sectors" in cap.out
-    assert "warning:" in cap.err and "tiny.diskspecs:40" in cap.err
+    assert "warning:" in cap.err and "tiny.diskspecs:8" in cap.err
     assert load_disk(out).id == "tiny2z"
     out.write_text("mine")
     assert cli_main(["import-disksim", str(DATA / "tiny.parv"), "-o", str(out)]) == 2

@@ -126,6 +126,8 @@ class CacheConfig:
     write_fill_sectors: int = 0
     write_fill_large_from: int = 0
     write_fill_large_sectors: int = 0
+    write_prebuffering: bool = True
+    preempt_destage: bool = True
 
     def __post_init__(self):
         if not self.size_kib > 0:
@@ -171,7 +173,9 @@ class CacheConfig:
                    read_ahead_on_hit=c.read_ahead_on_hit,
                    write_fill_sectors=c.write_fill_sectors,
                    write_fill_large_from=c.write_fill_large_from,
-                   write_fill_large_sectors=c.write_fill_large_sectors)
+                   write_fill_large_sectors=c.write_fill_large_sectors,
+                   write_prebuffering=c.write_prebuffering,
+                   preempt_destage=c.preempt_destage)
         return replace(base, **overrides) if overrides else base
 
     @classmethod
@@ -559,6 +563,28 @@ class SegmentCache:
         else:
             self._trim_arrivals(seg)
 
+    def _destage_in_way(self, t: float, seg: Segment | None = None,
+                        lba: int | None = None) -> _Stream | None:
+        """The destage a command arriving at ``t`` must wait for, with DiskSim's rule
+        (``preempt_destage`` / ``write_prebuffering`` False): a running destage, unless the
+        command is a write appending to the very data it writes (``seg``, ``lba``)."""
+        s = self._live(t)
+        if s is None or s.kind != "write":
+            return None
+        if seg is not None and s.seg is seg and s.stop_lba == lba:
+            return None  # an appending write joins the destage
+        return s
+
+    def _finish_destage(self, s: _Stream, head: HeadState) -> float:
+        """Let the running destage ``s`` write all its data (the head is not given up);
+        returns when it ends, with the head where it left off."""
+        self._retire(s)
+        self.stream = None
+        pos = s.position()
+        head.cylinder, head.surface = pos.cylinder, pos.surface
+        self.stats["waited_for_destage"] += 1
+        return s.end_ms
+
     def _trim_arrivals(self, seg: Segment) -> None:
         cut = seg.dirty_from - seg.arrive0
         if cut > 0:
@@ -784,6 +810,17 @@ class SegmentCache:
         changed since (used unless writes must first reach the platter)."""
         self._note_stream(lba, sectors)
         self.stats["reads"] += 1
+        if not self.config.preempt_destage:
+            s = self._destage_in_way(now)
+            if s is not None:
+                # DiskSim 4.0 never stops a write's media access for another request
+                # (disk_buffer_stopable_access): a read, even a full hit, gets the head and
+                # the bus once the destage has written everything
+                end = self._finish_destage(s, head)
+                ready_ms = max(ready_ms, end)
+                if data_ms is not None:
+                    data_ms = max(data_ms, end)
+                found = None
         if not self.config.read_hits_on_write_data and any(
                 g.dirty and g.start < lba + sectors and lba < g.end for g in self.segments):
             # the platter must hold the written data before the read can fetch it
@@ -906,6 +943,10 @@ class SegmentCache:
         if not self.config.write_back or fua:
             return free
         seg = self._write_segment(lba)
+        if not self.config.write_prebuffering:
+            w = self._destage_in_way(now, seg, lba)
+            if w is not None:  # the data comes once the destage has ended
+                return np.full(sectors, w.end_ms)
         s = self._live(now)
         if seg is None:
             if len(self.segments) < self.n_segments or any(not g.dirty for g in self.segments):
@@ -944,6 +985,10 @@ class SegmentCache:
                 if older:
                     t0 = self._write_out(older, now, head)
             self._drop_overlaps(lba, sectors, None, now, head)
+            if not self.config.preempt_destage:
+                w = self._destage_in_way(t0)
+                if w is not None:
+                    t0 = max(t0, self._finish_destage(w, head))
             free = max(self.stop(t0, head), t0)
             plan = self.mech.plan(lba, sectors, True, free, head,
                                   min_move_ms=self._min_write_seek)
@@ -960,6 +1005,13 @@ class SegmentCache:
             return WriteService(end, plan.seek_ms + free - now, plan.rotation_ms + lost,
                                 plan.transfer_ms, got)
         seg = self._write_segment(lba)
+        if not self.config.write_prebuffering:
+            w = self._destage_in_way(now, seg, lba)
+            if w is not None:
+                # DiskSim without "Allow write prebuffering": the write waits for the head,
+                # which the destage under way keeps until all its data is on the platter
+                t_head = now = max(now, self._finish_destage(w, head))
+                seg = self._write_segment(lba)
         self._drop_overlaps(lba, sectors, seg, now, head)
         fresh = seg is None or lba != seg.end
         if fresh:
