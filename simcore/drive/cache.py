@@ -79,6 +79,20 @@ it overlaps has been written first, so an older copy can never land on top of it
 takes dirty segments in least-recently-written order (``destage="lru"``), or, as drives
 with a deep write cache do, the one the head can reach soonest (``destage="sptf"``: the
 drive's own shortest-positioning-time choice, Worthington, Ganger & Patt 1994).
+
+While a destage runs, simcore by default lets a read that needs the head stop it (the rest is
+written later) and lets the data of a new write into a free segment at once. DiskSim 4.0's
+drives do neither (``disksim_diskctlr.c``): a write's media access is never stopped for
+another command (``disk_buffer_stopable_access``), so every command but a write appending
+to the data being destaged waits until the destage has written everything, read hits too
+(``preempt_destage=False``); and without "Allow write prebuffering", as in all ten of its
+validated drives, a write that does not append gets neither the bus nor a segment before
+then (``disk_write_arrive``, ``disk_select_bus_request``: ``write_prebuffering=False``), so
+it is reported done only once the destage has ended and its own data is in. Fast write
+levels 1 and 2 both report a write done when its data is in the buffer
+(``disk_buffer_transfer_size``); level 1 only keeps an appending write from joining a
+destage when other commands wait at the drive, which never happens with one command at a
+time ("Max queue length" 1, as in all ten).
 """
 
 from __future__ import annotations
