@@ -469,3 +469,108 @@ def test_exact_cache_sizes_in_sectors():
                        ({"read_any_free": 1}, "read_any_free")):
         with pytest.raises(ProfileError, match=field):
             small_disk(zones, cache=bad)
+
+
+# -- DiskSim 4.0's write-back: a destage keeps the head ----------------------------------
+def _dsk_cache(mech, **kw):
+    cfg = CacheConfig(1024, 4, read_ahead="none", write_back=True, **kw)
+    return SegmentCache(cfg, mech), HeadState(0, 0)
+
+
+def test_without_write_prebuffering_a_random_write_waits_for_the_destage(ten_ms_disk):
+    """DiskSim 4.0, "Allow write prebuffering" = 0 (``disk_write_arrive``): a write that does
+    not append to the data being destaged gets the bus and a segment only once the destage
+    has ended. Hand computation on the 10 ms disk (0.1 ms a sector, head on sector 0 at 0):
+    LBAs 0-9 go out 0.0-1.0 ms; a write of LBAs 300-309 arriving at 0.5 ms takes its data
+    from 1.0 ms on, and its own destage starts then, from where the first one left the head."""
+    mech = ten_ms_disk
+    cache, head = _dsk_cache(mech, write_prebuffering=False, preempt_destage=False)
+    svc = cache.write(0, 10, np.zeros(10), 0.0, head)
+    assert svc.media_end_ms is None and cache.stream.end_ms == pytest.approx(1.0)
+    space = cache.write_space(300, 10, 0.5)
+    assert np.all(space == pytest.approx(1.0))
+    arrive = 1.0 + 0.01 * np.arange(1, 11)  # the data crosses the bus after the wait
+    assert cache.write(300, 10, arrive, 0.5, head).media_end_ms is None
+    expect = mech.plan(300, 10, True, 1.0, HeadState(0, 0))
+    assert cache.stream.seg.start == 300
+    assert cache.stream.end_ms == pytest.approx(expect.end_ms)
+    assert cache.dirty_at(1.0) == 10  # the first write is all on the platter
+    assert cache.stats["waited_for_destage"] == 1
+    # with prebuffering (simcore's default) the data goes into a free segment at once
+    other, head2 = _dsk_cache(mech)
+    other.write(0, 10, np.zeros(10), 0.0, head2)
+    assert np.all(other.write_space(300, 10, 0.5) == -np.inf)
+
+
+def test_an_appending_write_joins_the_destage(ten_ms_disk):
+    """Both fast write levels let a write that goes on where the data being destaged ends
+    join that destage (``disk_buffer_stopable_access``: BUFFER_APPEND on the writing
+    segment): LBAs 10-19, buffered by 0.6 ms, go out right after LBAs 0-9, 1.0-2.0 ms."""
+    cache, head = _dsk_cache(ten_ms_disk, write_prebuffering=False, preempt_destage=False)
+    cache.write(0, 10, np.zeros(10), 0.0, head)
+    assert np.all(cache.write_space(10, 10, 0.5) == -np.inf)
+    cache.write(10, 10, np.full(10, 0.6), 0.5, head)
+    assert cache.stream.lba == 0 and cache.stream.end_ms == pytest.approx(2.0)
+    assert cache.stats["waited_for_destage"] == 0
+
+
+def test_a_read_hit_waits_for_the_destage_when_it_cannot_be_stopped(ten_ms_disk):
+    """DiskSim never stops a write's media access for another command: a full read hit on
+    the data being destaged (LBAs 0-9, out by 1.0 ms) is sent only from 1.0 ms on; simcore's
+    own rule (``preempt_destage=True``) serves it from the buffer at once."""
+    cache, head = _dsk_cache(ten_ms_disk, write_prebuffering=False, preempt_destage=False)
+    cache.write(0, 10, np.zeros(10), 0.0, head)
+    svc = cache.read(0, 10, 0.3, 0.4, head)
+    assert svc.kind == "hit" and np.all(svc.ready_ms == pytest.approx(1.0))
+    assert cache.dirty_sectors() == 0
+    own, head2 = _dsk_cache(ten_ms_disk)
+    own.write(0, 10, np.zeros(10), 0.0, head2)
+    assert np.all(own.read(0, 10, 0.3, 0.4, head2).ready_ms == pytest.approx(0.4))
+
+
+def test_a_read_miss_waits_for_the_whole_destage(ten_ms_disk):
+    """A read miss on another cylinder arriving at 0.35 ms: with DiskSim's rule the arm leaves
+    once LBAs 0-9 are all written (1.0 ms) and nothing stays dirty; simcore's own rule stops
+    the destage after its third sector (0.3 ms) and leaves 7 sectors dirty."""
+    mech = ten_ms_disk
+    cache, head = _dsk_cache(mech, write_prebuffering=False, preempt_destage=False)
+    cache.write(0, 10, np.zeros(10), 0.0, head)
+    svc = cache.read(800, 10, 0.35, 0.35, head)
+    assert svc.media_end_ms == pytest.approx(
+        mech.plan(800, 10, False, 1.0, HeadState(0, 0)).end_ms)
+    assert cache.dirty_sectors() == 0
+    own, head2 = _dsk_cache(mech)
+    own.write(0, 10, np.zeros(10), 0.0, head2)
+    own.read(800, 10, 0.35, 0.35, head2)
+    assert own.dirty_sectors() == 7
+
+
+def test_profile_write_prebuffering_and_preempt_destage_are_validated_by_name():
+    from simcore.errors import ProfileError
+
+    zones = [{"first_cylinder": 0, "last_cylinder": 9, "sectors_per_track": 100}]
+    prof = small_disk(zones, cache={"size_kib": 512, "segments": 4, "write_back": True,
+                                    "write_prebuffering": False, "preempt_destage": False})
+    cfg = CacheConfig.from_profile(prof)
+    assert (cfg.write_prebuffering, cfg.preempt_destage) == (False, False)
+    assert CacheConfig.from_profile(small_disk(zones, cache={"size_kib": 512})).preempt_destage
+    for name in ("write_prebuffering", "preempt_destage"):
+        with pytest.raises(ProfileError, match=name):
+            small_disk(zones, cache={name: 0})
+
+
+@pytest.mark.parametrize("prebuffer", [False, True])
+def test_drive_acknowledges_a_random_write_after_the_destage(prebuffer):
+    """The whole drive (ideal bus, no overheads) on the 10 ms disk: a write of LBAs 0-9 at
+    0 ms is reported at once and destaged 0.0-1.0 ms; a write of LBAs 300-309 at 0.5 ms is
+    reported at 1.0 ms without write prebuffering (DiskSim's validated drives), at once with
+    it; a write of LBAs 10-19 appending to it at 1.2 ms is reported at once either way."""
+    zones = [{"first_cylinder": 0, "last_cylinder": 9, "sectors_per_track": 100}]
+    prof = small_disk(zones, cache={"size_kib": 512, "segments": 4, "write_back": True,
+                                    "write_prebuffering": prebuffer,
+                                    "preempt_destage": False})
+    rows = [(0.0, "W", 0, 10), (0.5, "W", 300, 10), (1.2, "W", 310, 10)]
+    recs = sorted(simcore.run(prof, simcore.from_tuples(rows)).records, key=lambda r: r.id)
+    assert [r.finish_ms for r in recs] == pytest.approx(
+        [0.0, 0.5 if prebuffer else 1.0, 1.2])
+    assert all(r.cache_hit for r in recs)

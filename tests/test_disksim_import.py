@@ -370,12 +370,52 @@ def test_time_scale_per_request_overhead_and_fast_writes(model_dir):
     assert imp.profile["firmware"]["cache"]["write_back"] is True
 
 
-def test_profile_records_source_assumed_and_warnings(tiny, tmp_path):
+@pytest.mark.parametrize("level", [1, 2])
+def test_fast_write_levels_1_and_2_are_write_back_with_the_destage_holding_the_head(
+        model_dir, level):
+    """DiskSim 4.0 reports a write done from the buffer at both levels
+    (``disk_buffer_transfer_size``); a destage keeps the head from any other command
+    (``disk_buffer_stopable_access``) and, without write prebuffering, a write that does not
+    append waits for it. Level 1 differs only when other commands wait at the drive."""
+    specs = edit(model_dir / "tiny.diskspecs", "Fast write level = 0",
+                 f"Fast write level = {level}")
+    imp = import_disksim(model_dir / "tiny.parv")
+    cache = imp.profile["firmware"]["cache"]
+    assert cache["write_back"] is True
+    assert cache["write_prebuffering"] is False and cache["preempt_destage"] is False
+    # tiny's "Max queue length = 4": level 1's limit on joining a destage is not modelled
+    assert (level == 1) == any("fast write level 1 is imported as level 2" in w
+                               and "tiny.diskspecs:53" in w for w in imp.warnings)
+    edit(specs, "Max queue length = 4", "Max queue length = 1")
+    one = import_disksim(model_dir / "tiny.parv")
+    assert not any("fast write level" in w for w in one.warnings)
+    assert (level == 1) == ("Fast write level 1" in one.profile["notes"])
+    edit(specs, "Allow write prebuffering = 0", "Allow write prebuffering = 1")
+    pre = import_disksim(model_dir / "tiny.parv").profile["firmware"]["cache"]
+    assert "write_prebuffering" not in pre and pre["preempt_destage"] is False
+
+
+def test_write_through_drives_keep_the_default_destage_rules(tiny):
+    cache = import_disksim(DATA / "tiny.parv").profile["firmware"]["cache"]
+    assert cache["write_back"] is False
+    assert "write_prebuffering" not in cache and "preempt_destage" not in cache
+
+
+def test_a_fast_write_level_above_2_is_refused_by_name(model_dir):
+    edit(model_dir / "tiny.diskspecs", "Fast write level = 0", "Fast write level = 3")
+    with pytest.raises(ProfileError, match="Fast write level"):
+        import_disksim(model_dir / "tiny.parv")
+
+
+def test_profile_records_source_assumed_and_warnings(tiny, tmp_path, model_dir):
     assert tiny.source == "imported from tiny.parv by simcore import-disksim"
     assert "initial.cylinder" in tiny.assumed
     imp = import_disksim(DATA / "tiny.parv")
-    assert any("Maximum number of write segments = 4" in w and "tiny.diskspecs:40" in w
-               for w in imp.warnings)
+    # read, and without effect on a write-through drive without write prebuffering
+    assert not any("write segments" in w or "prebuffering" in w for w in imp.warnings)
+    edit(model_dir / "tiny.diskspecs", "Preseeking level = 0,", "Preseeking level = 1,")
+    warned = import_disksim(model_dir / "tiny.parv").warnings
+    assert any("Preseeking level = 1" in w and "tiny.diskspecs:37" in w for w in warned)
     assert not any("Hold bus" in w for w in imp.warnings)  # modelled: the drive holds the bus
     assert tomllib.loads(imp.toml)["source"] == tiny.source
     bare = import_disksim(DATA / "tiny.model")
@@ -448,7 +488,7 @@ def test_cli_writes_a_loadable_profile_and_refuses_to_overwrite(tmp_path, capsys
     assert cli_main(["import-disksim", str(DATA / "tiny.parv"), "-o", str(out)]) == 0
     cap = capsys.readouterr()
     assert "wrote" in cap.out and "86 sectors" in cap.out
-    assert "warning:" in cap.err and "tiny.diskspecs:40" in cap.err
+    assert "warning:" in cap.err and "tiny.diskspecs:8" in cap.err
     assert load_disk(out).id == "tiny2z"
     out.write_text("mine")
     assert cli_main(["import-disksim", str(DATA / "tiny.parv"), "-o", str(out)]) == 2

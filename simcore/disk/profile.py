@@ -196,6 +196,19 @@ class CacheSpec:
     requests on; the HP C2247)."""
     write_fill_large_from: int = 0
     write_fill_large_sectors: int = 0
+    write_prebuffering: bool = True
+    """With ``write_back``: True lets a write's data into a free segment, and reports the
+    write done, while another segment is being destaged; False makes a write that does not
+    append to the data being destaged wait until that destage has ended (DiskSim's "Allow
+    write prebuffering" = 0, as in all ten of its validated drives: such a write gets neither
+    the bus nor a segment until the destage gives up the head, ``disk_write_arrive`` and
+    ``disk_select_bus_request`` in ``disksim_diskctlr.c``)."""
+    preempt_destage: bool = True
+    """True: a read that needs the head stops a destage in progress (after a seek or head
+    switch under way), and the rest is written later; False: every command but a write
+    appending to the data being destaged waits until the destage has written everything,
+    read hits too (DiskSim 4.0, whose ``disk_buffer_stopable_access`` never stops a write's
+    media access for another request)."""
 
 
 @dataclass(frozen=True)

@@ -133,14 +133,13 @@ _DISK = {"Model", "Scheduler", "Max queue length", "Bulk sector transfer time",
          "Extradisc 2nd disconnect overhead", "Immed transfer partial hit",
          "Hold bus entire read xfer", "Hold bus entire write xfer", "Never disconnect",
          "Low (write) water mark", "Read any free blocks", "Read directly to buffer",
-         *_OVERHEADS}
+         "Allow write prebuffering", "Maximum number of write segments", *_OVERHEADS}
 # DiskSim knobs simcore does not model: reported when set to anything but 0.
 _DISK_NOT_MODELLED = {
     "Allow almost read hits",
     "Allow sneaky full read hits", "Allow sneaky partial read hits",
     "Allow sneaky intermediate read hits",
-    "Allow write prebuffering", "Preseeking level",
-    "Maximum number of write segments", "Use separate write segment",
+    "Preseeking level", "Use separate write segment",
     "Minimum read-ahead (blks)",
     "Combine seq writes", "Stop prefetch in sector", "Disconnect write if seek",
     "Write hit stop prefetch",
@@ -1010,6 +1009,39 @@ class _Context:
             "max_read_ahead_sectors": max_ra,
             "write_back": bool(fast),
         }
+        prebuffer = d.integer("Allow write prebuffering", default=0, minimum=0)
+        write_segs = d.integer("Maximum number of write segments", default=segs, minimum=0)
+        if fast:
+            if fast > 2:
+                p = spec.get("Fast write level")
+                assert p is not None
+                raise syntax_error(p.path, p.line, p.name, f"{fast} is not a fast write level "
+                                   "(0, 1 or 2)")
+            # DiskSim 4.0 reports every write of a drive with fast writes (level 1 or 2) done
+            # once its data is in the buffer (disk_buffer_transfer_size); its media access
+            # holds the head until all of it is written, for any other command
+            # (disk_buffer_stopable_access), so the next command waits for the destage
+            cache["preempt_destage"] = False
+            if not prebuffer:
+                cache["write_prebuffering"] = False
+            elif 0 < write_segs < segs:
+                p = spec.get("Maximum number of write segments")
+                assert p is not None
+                self.warn(p, f"at most {write_segs} dirty segments: with write prebuffering "
+                          "simcore lets writes fill every free segment")
+            if fast == 1 and d.integer("Max queue length", default=1, minimum=0) > 1:
+                p = spec.get("Fast write level")
+                assert p is not None
+                self.warn(p, "fast write level 1 is imported as level 2: a write appending to "
+                          "data being destaged joins it even when other commands wait at the "
+                          "drive (DiskSim then makes it wait for the destage)")
+            if fast == 1:
+                self.notes.append(
+                    "Fast write level 1: DiskSim 4.0 handles it as level 2 (every write "
+                    "reported done from the buffer) except that a write appending to the "
+                    "data being destaged joins that destage only when no other command "
+                    "waits at the drive; with one command at a time (Max queue length 1) "
+                    "the two levels are the same.")
         write_hits = d.integer("Allow read hits on write data", default=1, minimum=0)
         if enable and not write_hits:
             cache["read_hits_on_write_data"] = False

@@ -90,6 +90,20 @@ it overlaps has been written first, so an older copy can never land on top of it
 takes dirty segments in least-recently-written order (``destage="lru"``), or, as drives
 with a deep write cache do, the one the head can reach soonest (``destage="sptf"``: the
 drive's own shortest-positioning-time choice, Worthington, Ganger & Patt 1994).
+
+While a destage runs, simcore by default lets a read that needs the head stop it (the rest is
+written later) and lets the data of a new write into a free segment at once. DiskSim 4.0's
+drives do neither (``disksim_diskctlr.c``): a write's media access is never stopped for
+another command (``disk_buffer_stopable_access``), so every command but a write appending
+to the data being destaged waits until the destage has written everything, read hits too
+(``preempt_destage=False``); and without "Allow write prebuffering", as in all ten of its
+validated drives, a write that does not append gets neither the bus nor a segment before
+then (``disk_write_arrive``, ``disk_select_bus_request``: ``write_prebuffering=False``), so
+it is reported done only once the destage has ended and its own data is in. Fast write
+levels 1 and 2 both report a write done when its data is in the buffer
+(``disk_buffer_transfer_size``); level 1 only keeps an appending write from joining a
+destage when other commands wait at the drive, which never happens with one command at a
+time ("Max queue length" 1, as in all ten).
 """
 
 from __future__ import annotations
@@ -154,6 +168,8 @@ class CacheConfig:
     write_fill_sectors: int = 0
     write_fill_large_from: int = 0
     write_fill_large_sectors: int = 0
+    write_prebuffering: bool = True
+    preempt_destage: bool = True
 
     def __post_init__(self):
         if not self.size_kib > 0:
@@ -200,7 +216,9 @@ class CacheConfig:
                    read_any_free=c.read_any_free,
                    write_fill_sectors=c.write_fill_sectors,
                    write_fill_large_from=c.write_fill_large_from,
-                   write_fill_large_sectors=c.write_fill_large_sectors)
+                   write_fill_large_sectors=c.write_fill_large_sectors,
+                   write_prebuffering=c.write_prebuffering,
+                   preempt_destage=c.preempt_destage)
         return replace(base, **overrides) if overrides else base
 
     @classmethod
@@ -603,6 +621,28 @@ class SegmentCache:
         else:
             self._trim_arrivals(seg)
 
+    def _destage_in_way(self, t: float, seg: Segment | None = None,
+                        lba: int | None = None) -> _Stream | None:
+        """The destage a command arriving at ``t`` must wait for, with DiskSim's rule
+        (``preempt_destage`` / ``write_prebuffering`` False): a running destage, unless the
+        command is a write appending to the very data it writes (``seg``, ``lba``)."""
+        s = self._live(t)
+        if s is None or s.kind != "write":
+            return None
+        if seg is not None and s.seg is seg and s.stop_lba == lba:
+            return None  # an appending write joins the destage
+        return s
+
+    def _finish_destage(self, s: _Stream, head: HeadState) -> float:
+        """Let the running destage ``s`` write all its data (the head is not given up);
+        returns when it ends, with the head where it left off."""
+        self._retire(s)
+        self.stream = None
+        pos = s.position()
+        head.cylinder, head.surface = pos.cylinder, pos.surface
+        self.stats["waited_for_destage"] += 1
+        return s.end_ms
+
     def _trim_arrivals(self, seg: Segment) -> None:
         cut = seg.dirty_from - seg.arrive0
         if cut > 0:
@@ -865,6 +905,17 @@ class SegmentCache:
         changed since (used unless writes must first reach the platter)."""
         self._note_stream(lba, sectors)
         self.stats["reads"] += 1
+        if not self.config.preempt_destage:
+            s = self._destage_in_way(now)
+            if s is not None:
+                # DiskSim 4.0 never stops a write's media access for another request
+                # (disk_buffer_stopable_access): a read, even a full hit, gets the head and
+                # the bus once the destage has written everything
+                end = self._finish_destage(s, head)
+                ready_ms = max(ready_ms, end)
+                if data_ms is not None:
+                    data_ms = max(data_ms, end)
+                found = None
         if not self.config.read_hits_on_write_data and any(
                 g.dirty and g.start < lba + sectors and lba < g.end for g in self.segments):
             # the platter must hold the written data before the read can fetch it
@@ -1002,6 +1053,10 @@ class SegmentCache:
         if not self.config.write_back or fua:
             return free
         seg = self._write_segment(lba)
+        if not self.config.write_prebuffering:
+            w = self._destage_in_way(now, seg, lba)
+            if w is not None:  # the data comes once the destage has ended
+                return np.full(sectors, w.end_ms)
         s = self._live(now)
         if seg is None:
             if len(self.segments) < self.n_segments or any(not g.dirty for g in self.segments):
@@ -1040,6 +1095,10 @@ class SegmentCache:
                 if older:
                     t0 = self._write_out(older, now, head)
             self._drop_overlaps(lba, sectors, None, now, head)
+            if not self.config.preempt_destage:
+                w = self._destage_in_way(t0)
+                if w is not None:
+                    t0 = max(t0, self._finish_destage(w, head))
             free = max(self.stop(t0, head), t0)
             plan = self.mech.plan(lba, sectors, True, free, head,
                                   min_move_ms=self._min_write_seek)
@@ -1056,6 +1115,13 @@ class SegmentCache:
             return WriteService(end, plan.seek_ms + free - now, plan.rotation_ms + lost,
                                 plan.transfer_ms, got)
         seg = self._write_segment(lba)
+        if not self.config.write_prebuffering:
+            w = self._destage_in_way(now, seg, lba)
+            if w is not None:
+                # DiskSim without "Allow write prebuffering": the write waits for the head,
+                # which the destage under way keeps until all its data is on the platter
+                t_head = now = max(now, self._finish_destage(w, head))
+                seg = self._write_segment(lba)
         self._drop_overlaps(lba, sectors, seg, now, head)
         fresh = seg is None or lba != seg.end
         if fresh:
