@@ -332,8 +332,9 @@ class DispatchHost:
     def _issue(self, s: StreamState) -> None:
         env = self.env
         lba, n = s.disk_pos, self.R
-        if self.capacity is not None:
-            n = max(1, min(n, self.capacity - lba))
+        if self.capacity is not None and lba + n > self.capacity:
+            n = max(1, self.capacity - lba)
+            self.free += (self.R - n) * 512  # the reservation this short read does not use
         ev = self.below.read(-1 - s.id, lba, n)
         buf = _Buffer(lba, lba + n, ev, env.now)
         s.buffers.append(buf)
