@@ -38,7 +38,13 @@ the number of streams) or a Linux-like block layer (``path="block"``), then
 the drive with its segmented cache (:mod:`simcore.cache`).
 
 :func:`run_streams` runs it all for ``duration_ms`` of simulated time and
-reports the throughput the clients saw after ``warmup_ms``.
+reports the throughput the clients saw after ``warmup_ms``. With
+``requests_per_stream`` it measures as the thesis's clients did instead (§5,
+p. 32: a stream's parameters include "the number of requests"; "we measure
+throughput and response time for each stream of requests" and sum the
+streams' throughputs): every client issues exactly that many requests and
+stops, and each stream's mean response time and throughput cover all of its
+requests, from its first to its last.
 """
 
 from __future__ import annotations
@@ -151,6 +157,13 @@ class StreamRun:
     #: ``(start_ms, finish_ms, stream, lba, sectors, cache_hit)`` of every disk command
     #: finished inside the window, when ``trace=True``
     disk_log: tuple = ()
+    #: with ``requests_per_stream``: ``{k: per-stream mean response (ms) over each stream's
+    #: first k requests}`` for k = 1, 2, 4, ... and the whole count (how the per-stream
+    #: means settle as a run gets longer)
+    response_by_count: dict = field(default_factory=dict)
+    #: where a disk command's time went, mean per command in the window (ms): overhead, seek,
+    #: rotation, transfer, interface and the whole service (start to finish)
+    disk_time_ms: dict = field(default_factory=dict)
 
     @property
     def disk_mb_s(self) -> float:
@@ -205,6 +218,7 @@ def run_streams(
     client_rtt_ms: float = 0.0,
     seed: int = 0,
     trace: bool = False,
+    requests_per_stream: int | None = None,
 ) -> StreamRun:
     """Simulate ``streams`` sequential readers on one disk and measure what they get.
 
@@ -219,12 +233,24 @@ def run_streams(
     larger reads go to the drive as pieces of this size issued together (the
     block layer's ``max_sectors_kb`` split; ``None`` keeps them whole).
     ``trace`` keeps every disk command in ``disk_log``
-    (the head's visits, for timelines).
+    (the head's visits, for timelines). ``requests_per_stream``: every client
+    issues exactly this many requests and stops (the thesis's clients, see the
+    module doc); the statistics then cover every request of every stream, so
+    ``warmup_ms`` must be 0, and the run ends when the last stream finishes
+    (``duration_ms`` is only a limit: a stream still reading then is an error).
     """
     mech = disk if isinstance(disk, Mechanism) else Mechanism(load_disk(disk))
     cap = mech.layout.capacity
     if warmup_ms >= duration_ms:
         raise ValueError("warmup_ms must be shorter than duration_ms")
+    if requests_per_stream is not None:
+        if isinstance(requests_per_stream, bool) or not isinstance(
+                requests_per_stream, int | np.integer) or requests_per_stream < 1:
+            raise ValueError(f"requests_per_stream must be a positive integer "
+                             f"(got {requests_per_stream!r})")
+        if warmup_ms != 0:
+            raise ValueError(f"warmup_ms must be 0 with requests_per_stream: every request of "
+                             f"a stream counts (got warmup_ms={warmup_ms})")
     sec = round(request_kib * 2)
     if sec < 1:
         raise ValueError(f"request_kib must be at least 0.5 (got {request_kib})")
@@ -260,7 +286,7 @@ def run_streams(
 
     def host_layer(env, below):
         if isinstance(host, DispatchConfig):
-            parts["host"] = DispatchHost(env, below, host, streams=streams)
+            parts["host"] = DispatchHost(env, below, host, streams=streams, capacity_sectors=cap)
         else:
             parts["host"] = ReadaheadHost(env, below, host)
         return parts["host"]
@@ -279,6 +305,16 @@ def run_streams(
     resp_sum = np.zeros(streams)
     resp_n = np.zeros(streams, dtype=np.int64)
     hits = [0]
+    counted = requests_per_stream
+    # with a request count: each stream's first issue and last completion, and its running
+    # response sum at k = 1, 2, 4, ... requests and at the count
+    born = np.zeros(streams)
+    last_done = np.full(streams, np.nan)
+    marks = ()
+    if counted is not None:
+        marks = tuple(sorted({1 << i for i in range(int(counted).bit_length())
+                              if (1 << i) <= counted} | {int(counted)}))
+    at_mark = {k: np.zeros(streams) for k in marks}
     if order == "random":
         seq = rng.permutation(streams)
     elif order == "lba":
@@ -296,7 +332,8 @@ def run_streams(
         def client(c: int):
             pos = int(first[c])
             yield env.timeout(offset[c])
-            while True:
+            born[c] = env.now
+            while counted is None or resp_n[c] < counted:
                 if pos + sec > region_end[c]:
                     pos = int(first[c]) if starts == "even" else int(
                         rng.integers(0, (cap - sec) // ALIGN)) * ALIGN
@@ -309,25 +346,43 @@ def run_streams(
                     resp_n[c] += 1
                     if getattr(rec, "cache_hit", False):
                         hits[0] += 1
+                    if resp_n[c] in at_mark:
+                        at_mark[int(resp_n[c])][c] = resp_sum[c]
                 pos += sec
+                if counted is not None and resp_n[c] == counted:
+                    last_done[c] = now
+                    break
                 if client_rtt_ms > 0:
                     yield env.timeout(client_rtt_ms)
 
-        for c in range(streams):
-            env.process(client(c))
+        procs = [env.process(client(c)) for c in range(streams)]
+        if counted is not None:  # until the last stream is done, or the limit
+            return env.any_of([env.all_of(procs), env.timeout(duration_ms)])
+        return None
 
-    res = run(disk_stack, Processes(start, f"{streams} streams"), until_ms=duration_ms)
+    res = run(disk_stack, Processes(start, f"{streams} streams"),
+              until_ms=duration_ms if counted is None else None)
+    if counted is not None and np.isnan(last_done).any():
+        raise ValueError(f"duration_ms={duration_ms} ended the run with "
+                         f"{int(np.isnan(last_done).sum())} of {streams} streams short of "
+                         f"requests_per_stream={counted}; give a longer limit")
     drive = res.meta["built"].drives[0]
     ctrl, hoststate = parts["ctrl"], parts["host"]
 
-    window = duration_ms - warmup_ms
-    recs = [r for r in drive.completed if r.finish_ms >= warmup_ms]
-    busy = sum(min(r.finish_ms, duration_ms) - max(r.start_ms, warmup_ms) for r in recs)
+    end = duration_ms if counted is None else float(np.nanmax(last_done))
+    window = end - warmup_ms
+    recs = [r for r in drive.completed if r.finish_ms >= warmup_ms and r.start_ms < end]
+    busy = sum(min(r.finish_ms, end) - max(r.start_ms, warmup_ms) for r in recs)
     log: tuple = ()
     if trace:
         log = tuple((r.start_ms, r.finish_ms, _owner(first, r.lba), r.lba, r.sectors,
                      r.cache_hit) for r in recs)
-    per_stream = got / MB / (window / 1000.0)
+    if counted is None:
+        per_stream = got / MB / (window / 1000.0)
+        total_mb_s = float(got.sum() / MB / (window / 1000.0))
+    else:  # each stream over its own life; the disk's throughput is their sum (thesis §5)
+        per_stream = got / MB / ((last_done - born) / 1000.0)
+        total_mb_s = float(per_stream.sum())
     n_req = int(resp_n.sum())
     with np.errstate(invalid="ignore", divide="ignore"):
         per_resp = np.where(resp_n > 0, resp_sum / np.maximum(resp_n, 1), np.nan)
@@ -335,6 +390,7 @@ def run_streams(
            "starts": starts, "order": order, "path": path, "scheduler": getattr(
                sched, "name", str(sched)), "elevator": elevator if path == "block" else None,
            "duration_ms": duration_ms, "warmup_ms": warmup_ms, "client_rtt_ms": client_rtt_ms,
+           "requests_per_stream": counted,
            "seed": seed, "host": "direct" if host == "direct" else host.describe(),
            "cache": None if ccfg is None else {
                "size_kib": ccfg.size_kib, "segments": ccfg.segments,
@@ -342,7 +398,7 @@ def run_streams(
                "max_read_ahead_kib": ccfg.max_read_ahead_kib, "preemptible": ccfg.preemptible},
            "controller": None if controller is None else controller.describe()}
     return StreamRun(
-        throughput_mb_s=float(got.sum() / MB / (window / 1000.0)),
+        throughput_mb_s=total_mb_s,
         streams=streams,
         request_kib=request_kib,
         window_ms=window,
@@ -360,6 +416,10 @@ def run_streams(
         host=hoststate.counters() if hoststate is not None else {},
         controller=ctrl.counters() if ctrl is not None else {},
         disk_log=log,
+        response_by_count={k: tuple(float(x) for x in v / k) for k, v in at_mark.items()},
+        disk_time_ms={f: float(np.mean([getattr(r, f"{f}_ms") for r in recs])) if recs else 0.0
+                      for f in ("overhead", "seek", "rotation", "transfer", "interface")}
+        | {"service": float(np.mean([r.finish_ms - r.start_ms for r in recs])) if recs else 0.0},
     )
 
 

@@ -164,3 +164,18 @@ def test_non_sequential_requests_go_to_the_disk_as_they_are():
     assert len(done) == 20
     assert host.stats["direct"] == 20 and host.stats["streams"] == 0
     assert all(n == 16 for _, _, n in port.reads)
+
+
+def test_reads_stop_at_the_end_of_the_disk():
+    # a stream near the disk's end: its R-sized read would run past the last sector
+    env = simpy.Environment()
+    port = FixedPort(env, 10.0)
+    cap = 1_000_000
+    host = DispatchHost(env, port, DispatchConfig(read_ahead_kib=1024, memory_kib=1024,
+                                                  interval_ms=10_000.0),
+                        streams=1, capacity_sectors=cap)
+    run_clients(host, env, [cap - 12 * REQ], until_ms=1_000, stop_after=12)
+    assert max(lba + n for _, lba, n in port.reads) == cap
+    assert any(n < 2048 for _, lba, n in port.reads if lba + n == cap)  # a shortened read
+    # and the part of M it did not use is not lost: all of M is free once the data is read
+    assert host.memory_in_use == 0 and host.free == host.M

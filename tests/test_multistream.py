@@ -256,3 +256,58 @@ def test_kernel_read_ahead_helps_many_streams():
     ra = run_streams(MECH, 100, host=ReadaheadConfig(512), duration_ms=8_000, warmup_ms=2_000)
     assert ra.throughput_mb_s > 4 * direct.throughput_mb_s
     assert ra.host["peak_cached_bytes"] <= 100 * 2 * 512 * 1024
+
+
+# -- the thesis's clients: a fixed number of requests per stream (§5, p. 32) -------------------
+
+def test_a_request_count_measures_each_stream_over_its_whole_life():
+    # a closed loop with one request outstanding: a stream's life is the sum of its response
+    # times plus the client's delay between them, so its mean response and its throughput
+    # follow from its life exactly; the disk's throughput is the sum of the streams'
+    k, rtt = 300, 0.2
+    r = run_streams(MECH, 3, request_kib=64, client_rtt_ms=rtt, duration_ms=60_000,
+                    warmup_ms=0, requests_per_stream=k)
+    assert r.client_requests == 3 * k
+    lives = [k * 65536 / 1e6 / mb_s * 1000 for mb_s in r.per_stream_mb_s]
+    for life, mean in zip(lives, r.per_stream_response_ms, strict=True):
+        offset = 0.002  # the clients start a microsecond apart
+        assert life == pytest.approx(k * mean + (k - 1) * rtt, abs=offset)
+    assert r.throughput_mb_s == pytest.approx(sum(r.per_stream_mb_s))
+    assert r.window_ms == pytest.approx(max(lives), abs=0.01)  # the run ends with its last stream
+    # the running means: over the first k requests, the count itself included
+    assert sorted(r.response_by_count) == [1, 2, 4, 8, 16, 32, 64, 128, 256, k]
+    assert r.response_by_count[k] == pytest.approx(r.per_stream_response_ms)
+
+
+def test_a_request_count_refuses_a_warm_up_and_a_short_limit():
+    with pytest.raises(ValueError, match="warmup_ms must be 0"):
+        run_streams(MECH, 2, duration_ms=1_000, warmup_ms=100, requests_per_stream=10)
+    with pytest.raises(ValueError, match="requests_per_stream must be a positive"):
+        run_streams(MECH, 2, duration_ms=1_000, warmup_ms=0, requests_per_stream=0)
+    with pytest.raises(ValueError, match="duration_ms=50"):
+        run_streams(MECH, 2, duration_ms=50, warmup_ms=0, requests_per_stream=1_000)
+
+
+def test_round_robin_evens_out_the_streams_over_their_whole_runs():
+    # D = 1 of 10 streams, R = 1 MiB (16 requests per visit). Over a stream's first visit its
+    # one long wait is its place in the first round, so the means spread widely; over 64
+    # visits every stream has waited 63 full rounds plus its first, and they nearly agree.
+    # The first two requests go to the disk as they are while the classifier learns the
+    # stream, so 2 + 16 x 64 requests end exactly at a buffer's end.
+    kw = dict(host=DispatchConfig(1024, 1024), client_rtt_ms=0.2, duration_ms=600_000,
+              warmup_ms=0)
+    r = run_streams(MECH, 10, requests_per_stream=2 + 16 * 64, **kw)
+    cv = {n: float(np.std(v) / np.mean(v)) for n, v in r.response_by_count.items()}
+    assert cv[16] > 0.15
+    assert cv[2 + 16 * 64] < 0.01
+    assert r.host["timeouts"] == 0
+    # two requests fewer: each stream stops two requests short of its last buffer's end, the
+    # server cannot know it stopped, and the buffer holds all of M (D = 1) until the timeout,
+    # once per stream but the last (the run ends with it); the streams that finish last wait
+    # for the others' timeouts
+    short = run_streams(MECH, 10, requests_per_stream=16 * 64, **kw)
+    assert short.host["timeouts"] == 9
+    late = np.std(short.per_stream_response_ms) / np.mean(short.per_stream_response_ms)
+    assert late > 10 * cv[2 + 16 * 64]
+    timeout_s = DispatchConfig(1024, 1024).timeout_ms / 1000.0
+    assert short.window_ms / 1000.0 > r.window_ms / 1000.0 + 9 * timeout_s

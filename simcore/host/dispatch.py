@@ -225,10 +225,12 @@ class DispatchHost:
     """The storage node's request path with the dispatch-set scheme (a read port)."""
 
     def __init__(self, env: simpy.Environment, below, config: DispatchConfig,
-                 streams: int | None = None):
+                 streams: int | None = None, capacity_sectors: int | None = None):
         self.env = env
         self.below = below
         self.config = config
+        #: the device's end: a read of R that would run past it stops there
+        self.capacity = capacity_sectors
         d, m = config.resolved(streams or 1 << 30)
         self.D = d
         self.M = int(m * 1024)  # bytes
@@ -330,6 +332,9 @@ class DispatchHost:
     def _issue(self, s: StreamState) -> None:
         env = self.env
         lba, n = s.disk_pos, self.R
+        if self.capacity is not None and lba + n > self.capacity:
+            n = max(1, self.capacity - lba)
+            self.free += (self.R - n) * 512  # the reservation this short read does not use
         ev = self.below.read(-1 - s.id, lba, n)
         buf = _Buffer(lba, lba + n, ev, env.now)
         s.buffers.append(buf)
