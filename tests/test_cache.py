@@ -574,3 +574,101 @@ def test_drive_acknowledges_a_random_write_after_the_destage(prebuffer):
     assert [r.finish_ms for r in recs] == pytest.approx(
         [0.0, 0.5 if prebuffer else 1.0, 1.2])
     assert all(r.cache_hit for r in recs)
+
+
+# -- DiskSim's "Use separate write segment" ----------------------------------------------
+def _wseg_cache(mech, separate, **kw):
+    cfg = CacheConfig(1024, 3, read_ahead="none", separate_write_segment=separate, **kw)
+    return SegmentCache(cfg, mech), HeadState(0, 0)
+
+
+@pytest.mark.parametrize("separate", [False, True])
+def test_a_separate_write_segment_keeps_writes_out_of_the_read_segments(ten_ms_disk, separate):
+    """DiskSim 4.0 (``disk_buffer_select_write_segment`` / ``_read_segment``): writes take
+    the one write segment, reads the others. Three segments, write-through, no read-ahead:
+    reads of LBAs 500-509 and 700-709, then writes of 0-9 and 300-309. With the write
+    segment both writes share it and the two read segments still hold 500 and 700, so a
+    re-read of 500 is a hit (no seek, no rotation, ready when asked); without it the second
+    write took the least recently used segment, the one holding 500. A read of written data
+    never hits with the write segment; without it the last write's data is a hit."""
+    cache, head = _wseg_cache(ten_ms_disk, separate)
+    t = 0.0
+    for lba in (500, 700):
+        svc = cache.read(lba, 10, t, t, head)
+        cache.read_done(svc, svc.media_end_ms, head)
+        t = svc.media_end_ms + 1.0
+    for lba in (0, 300):
+        t = cache.write(lba, 10, np.full(10, t), t, head).media_end_ms + 1.0
+    assert len(cache.segments) == 3
+    assert cache.lookup(700, 10, t) == "hit"
+    assert cache.lookup(500, 10, t) == ("hit" if separate else "miss")
+    assert cache.lookup(300, 10, t) == ("miss" if separate else "hit")
+    svc = cache.read(500, 10, t, t + 0.25, head)
+    if separate:
+        assert svc.kind == "hit" and svc.seek_ms == 0 and svc.rotation_ms == 0
+        assert np.all(svc.ready_ms == t + 0.25)
+        assert cache.stats["evictions"] == 0
+    else:
+        assert svc.kind == "miss" and cache.stats["evictions"] >= 1
+
+
+def test_a_read_of_write_data_not_on_the_platter_waits_and_reads_the_media(ten_ms_disk):
+    """A read overlapping write data not yet written is a collision in DiskSim: it waits
+    until the data is on the platter, then reads from the media. Hand computation on the
+    10 ms disk (0.1 ms a sector, sector 0 under the head at 0): LBAs 0-9, written back at
+    0, go out 0.0-1.0 ms; a read of them at 0.3 ms waits for 1.0 ms, when the head is past
+    sector 9, so LBA 0 comes round at 10.0 ms and the read ends at 11.0 ms. Without the write
+    segment the same read is a hit, sent from the buffer at 0.4 ms."""
+    mech = ten_ms_disk
+    cache, head = _wseg_cache(mech, True, write_back=True)
+    cache.write(0, 10, np.zeros(10), 0.0, head)
+    assert cache.stream.end_ms == pytest.approx(1.0)
+    svc = cache.read(0, 10, 0.3, 0.4, head)
+    assert svc.kind == "miss" and svc.media_end_ms == pytest.approx(11.0)
+    assert svc.ready_ms[0] == pytest.approx(10.1) and cache.dirty_sectors() == 0
+    own, head2 = _wseg_cache(mech, False, write_back=True)
+    own.write(0, 10, np.zeros(10), 0.0, head2)
+    svc = own.read(0, 10, 0.3, 0.4, head2)
+    assert svc.kind == "hit" and np.all(svc.ready_ms == pytest.approx(0.4))
+
+
+def test_a_write_that_does_not_append_waits_for_the_write_segment(ten_ms_disk):
+    """The write segment is the only one a write may take: LBAs 0-9 written back at 0 go out
+    0.0-1.0 ms; a write of 300-309 arriving at 0.5 ms gets room only at 1.0 ms and its
+    destage starts then (simcore's own write rules otherwise: prebuffering on, destage
+    stoppable). A write appending at LBA 10 joins the data being written at once."""
+    mech = ten_ms_disk
+    cache, head = _wseg_cache(mech, True, write_back=True)
+    cache.write(0, 10, np.zeros(10), 0.0, head)
+    assert np.all(cache.write_space(10, 10, 0.5) == -np.inf)  # appends
+    assert np.all(cache.write_space(300, 10, 0.5) == pytest.approx(1.0))
+    arrive = 1.0 + 0.01 * np.arange(1, 11)
+    cache.write(300, 10, arrive, 0.5, head)
+    assert cache.stats["waited_for_write_segment"] == 1
+    assert cache.stream.seg.start == 300 and cache.dirty_at(1.0) == 10
+    assert cache.stream.end_ms == pytest.approx(
+        mech.plan(300, 10, True, 1.0, HeadState(0, 0)).end_ms)
+    assert len(cache.segments) == 1  # the write segment, nothing else
+    free, head2 = _wseg_cache(mech, False, write_back=True)
+    free.write(0, 10, np.zeros(10), 0.0, head2)
+    assert np.all(free.write_space(300, 10, 0.5) == -np.inf)  # another segment is free
+
+
+def test_separate_write_segment_is_validated_by_name():
+    from simcore.errors import ProfileError
+
+    with pytest.raises(ValueError, match="separate_write_segment"):
+        CacheConfig(512, 1, separate_write_segment=True)
+    with pytest.raises(ValueError, match="separate_write_segment"):
+        CacheConfig(512, 4, adaptive=True, separate_write_segment=True)
+    zones = [{"first_cylinder": 0, "last_cylinder": 9, "sectors_per_track": 100}]
+    prof = small_disk(zones, cache={"size_kib": 512, "segments": 3,
+                                    "separate_write_segment": True})
+    assert CacheConfig.from_profile(prof).separate_write_segment
+    assert not CacheConfig.from_profile(small_disk(zones, cache={"size_kib": 512,
+                                                                 "segments": 3})
+                                        ).separate_write_segment
+    for bad in ({"segments": 1, "separate_write_segment": True},
+                {"segments": 3, "separate_write_segment": 1}):
+        with pytest.raises(ProfileError, match="separate_write_segment"):
+            small_disk(zones, cache={"size_kib": 512, **bad})

@@ -600,3 +600,43 @@ def test_read_directly_to_buffer_zero_is_warned(model_dir):
     edit(model_dir / "tiny.diskspecs", "Read directly to buffer = 0",
          "Read directly to buffer = 1")
     assert not any("Read directly" in w for w in import_disksim(model_dir / "tiny.parv").warnings)
+
+
+_FIVE = ("Use separate write segment", "Combine seq writes", "Write hit stop prefetch",
+         "Disconnect write if seek", "Preseeking level")
+
+
+@pytest.mark.parametrize("model, separate", [
+    ("atlas10k", False), ("atlas_III", False), ("barracuda", False), ("cheetah4LP", False),
+    ("cheetah9LP", False), ("dec_rz26", True), ("hp_c2247a", True), ("hp_c2490a", False),
+    ("hp_c3323a", True), ("ibm18es", True)])
+def test_write_segment_and_nil_effect_knobs_of_the_ten_models(model, separate):
+    """"Use separate write segment" = 1 in four of the ten models becomes the profile's
+    ``separate_write_segment``; the values all ten use for "Combine seq writes" (1), "Write
+    hit stop prefetch" (1), "Disconnect write if seek" (0) and "Preseeking level" (0) are
+    what simcore does, so none of the five is reported."""
+    imp = import_disksim(MODELS / f"{model}.parv")
+    assert imp.profile["firmware"]["cache"].get("separate_write_segment", False) is separate
+    assert not [w for w in imp.warnings if any(k in w for k in _FIVE)]
+
+
+def test_write_segment_knobs_in_the_tiny_model(model_dir):
+    """Values simcore does not model are reported with file and line; a separate write
+    segment with one buffer segment is refused, as DiskSim refuses it."""
+    warned = import_disksim(model_dir / "tiny.parv").warnings
+    assert any("Combine seq writes = 0" in w and "tiny.diskspecs:54" in w for w in warned)
+    assert not any("Write hit stop" in w or "Disconnect write" in w for w in warned)
+    specs = edit(model_dir / "tiny.diskspecs", "Combine seq writes = 0",
+                 "Combine seq writes = 1")
+    edit(specs, "Disconnect write if seek = 0", "Disconnect write if seek = 1")
+    edit(specs, "Write hit stop prefetch = 0", "Write hit stop prefetch = 1")
+    edit(specs, "Use separate write segment = 0", "Use separate write segment = 1")
+    imp = import_disksim(model_dir / "tiny.parv")
+    assert not any("Combine seq" in w or "Write hit stop" in w for w in imp.warnings)
+    assert any("Disconnect write if seek = 1" in w and "tiny.diskspecs:56" in w
+               for w in imp.warnings)
+    assert imp.profile["firmware"]["cache"]["separate_write_segment"] is True
+    edit(specs, "Number of buffer segments = 4", "Number of buffer segments = 1")
+    with pytest.raises(ProfileError, match="more than one buffer segment") as err:
+        import_disksim(model_dir / "tiny.parv")
+    assert err.value.field == "Use separate write segment"

@@ -246,3 +246,28 @@ def test_buffered_serve_open_with_firmware_events(atlas):
     assert [tuple(r) for r in res.records] == [tuple(r) for r in recs]
     assert res.busy_ms == busy and res.meta["end_ms"] == end
     assert any(r.overhead_ms > 1.0 for r in res.records)  # some events did happen
+
+
+@pytest.mark.parametrize("disk", ["hpc2247", "ultrastar18es"])
+@pytest.mark.parametrize("kind", ["random writes", "ties"])
+def test_separate_write_segment_serves_alike_on_both_paths(disk, kind):
+    """The bundled HP C2247 (write-through) and Ultrastar 18ES (write-back) keep a separate
+    write segment, as DiskSim's models of them do; the profile's own cache, both paths."""
+    from simcore.drive.cache import CacheConfig
+
+    mech = Mechanism(load_disk(disk))
+    cache = CacheConfig.from_profile(mech.profile)
+    assert cache.separate_write_segment
+    wl = OpenWorkload(_buffered_requests(kind, mech.layout.capacity), name=kind)
+    stk = stack(mech, scheduler="fcfs", cache=cache)
+    res = run(stk, wl)
+    drive = res.meta["built"].drives[0]
+    assert drive._open_served
+    built = start(stk)
+    env = built.env
+    env.process(_feed_open(env, built.top, wl.requests))
+    env.run()
+    assert [tuple(r) for r in res.records] == [tuple(r) for r in built.completed]
+    assert res.busy_ms == built.busy_ms and res.meta["end_ms"] == env.now
+    assert drive.cache.stats == built.drives[0].cache.stats
+    assert drive.cache._wseg is not None and len(drive.cache.segments) <= cache.segments

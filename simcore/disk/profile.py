@@ -209,6 +209,11 @@ class CacheSpec:
     appending to the data being destaged waits until the destage has written everything,
     read hits too (DiskSim 4.0, whose ``disk_buffer_stopable_access`` never stops a write's
     media access for another request)."""
+    separate_write_segment: bool = False
+    """True: one segment (needs ``segments`` >= 2) holds the data of writes and nothing
+    else; reads share the others, never hit on written data and wait for written data
+    not yet on the platter that they overlap (DiskSim's "Use separate write segment"; see
+    :class:`simcore.drive.cache.CacheConfig`)."""
 
 
 @dataclass(frozen=True)

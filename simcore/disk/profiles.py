@@ -44,7 +44,7 @@ _CACHE = {"size_kib", "segments", "read_ahead", "max_read_ahead_kib", "write_bac
           "max_read_ahead_sectors", "min_read_ahead_sectors", "read_any_free",
           "read_ahead_over_requested", "read_ahead_on_hit", "write_fill_sectors",
           "write_fill_large_from", "write_fill_large_sectors", "write_prebuffering",
-          "preempt_destage"}
+          "preempt_destage", "separate_write_segment"}
 _INTERFACE = {"name", "rate_mb_s", "write_rate_mb_s", "read_watermark", "hold_bus_writes",
               "write_watermark"}
 _INITIAL = {"cylinder", "angle"}
@@ -144,7 +144,7 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
                                f"'{ra}' is not a policy; use one of {sorted(READ_AHEAD_POLICIES)}")
         for flag in ("write_back", "adaptive", "read_hits_on_write_data",
                      "read_ahead_over_requested", "read_ahead_on_hit", "read_any_free",
-                     "write_prebuffering", "preempt_destage"):
+                     "write_prebuffering", "preempt_destage", "separate_write_segment"):
             if not isinstance(c.get(flag, False), bool):
                 raise ProfileError(path, f"firmware.cache.{flag}",
                                    f"{c[flag]!r} is not true or false")
@@ -173,7 +173,15 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
                                                minimum=0, default=0),
             write_prebuffering=bool(c.get("write_prebuffering", True)),
             preempt_destage=bool(c.get("preempt_destage", True)),
+            separate_write_segment=bool(c.get("separate_write_segment", False)),
         )
+        if cache.separate_write_segment and cache.segments < 2:
+            raise ProfileError(path, "firmware.cache.separate_write_segment",
+                               f"needs at least 2 segments (firmware.cache.segments is "
+                               f"{cache.segments}): one for writes, the rest for reads")
+        if cache.separate_write_segment and cache.adaptive:
+            raise ProfileError(path, "firmware.cache.separate_write_segment",
+                               "cannot be combined with adaptive = true")
         if cache.write_fill_large_from and not cache.write_fill_large_sectors:
             raise ProfileError(path, "firmware.cache.write_fill_large_sectors",
                                "is required (at least 1) when write_fill_large_from is set")

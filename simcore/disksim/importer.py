@@ -133,16 +133,16 @@ _DISK = {"Model", "Scheduler", "Max queue length", "Bulk sector transfer time",
          "Extradisc 2nd disconnect overhead", "Immed transfer partial hit",
          "Hold bus entire read xfer", "Hold bus entire write xfer", "Never disconnect",
          "Low (write) water mark", "Read any free blocks", "Read directly to buffer",
-         "Allow write prebuffering", "Maximum number of write segments", *_OVERHEADS}
+         "Allow write prebuffering", "Maximum number of write segments",
+         "Use separate write segment", "Combine seq writes", "Write hit stop prefetch",
+         "Disconnect write if seek", "Preseeking level", *_OVERHEADS}
 # DiskSim knobs simcore does not model: reported when set to anything but 0.
 _DISK_NOT_MODELLED = {
     "Allow almost read hits",
     "Allow sneaky full read hits", "Allow sneaky partial read hits",
     "Allow sneaky intermediate read hits",
-    "Preseeking level", "Use separate write segment",
     "Minimum read-ahead (blks)",
-    "Combine seq writes", "Stop prefetch in sector", "Disconnect write if seek",
-    "Write hit stop prefetch",
+    "Stop prefetch in sector",
 }
 # Knobs with no effect on a drive's timing: never reported.
 _HARMLESS = {"Print stats", "Avg sectors per cylinder", "Calc sector by sector"}
@@ -1068,6 +1068,20 @@ class _Context:
             # a read miss keeps the sectors of its track that pass under the head before
             # it (disk_buffer_seekdone / disk_buffer_sector_done; CacheConfig.read_any_free)
             cache["read_any_free"] = True
+        separate = d.integer("Use separate write segment", default=0, minimum=0)
+        if separate:
+            p = spec.get("Use separate write segment")
+            assert p is not None
+            if separate > 1:
+                raise syntax_error(p.path, p.line, p.name, f"{separate} is not 0 or 1")
+            if segs < 2:
+                # DiskSim 4.0 refuses it too (disk_postpass_perdisk)
+                raise syntax_error(p.path, p.line, p.name, "needs more than one buffer "
+                                   f"segment ('Number of buffer segments' is {segs})")
+            if enable:
+                # one segment for writes only, the rest for reads (CacheConfig doc)
+                cache["separate_write_segment"] = True
+        self._nil_effect_knobs(d, spec)
         if extra_disc and not d.integer("Never disconnect", default=0, minimum=0):
             # DiskSim 4.0 lets the head write a request of such a drive only once
             # min(n, 10) of its n sectors (15 from 45-sector requests on) are buffered
@@ -1096,6 +1110,53 @@ class _Context:
         interface = self._interface(spec, d)
         d.finish()
         return firmware, interface
+
+    def _nil_effect_knobs(self, d: _Reader, spec: Block) -> None:
+        """DiskSim knobs whose effect, for the values its validated models use, is what
+        simcore does anyway: read (so never reported) and warned about only for the other
+        values, which simcore does not model.
+
+        - "Combine seq writes" = 1 (all ten models): DiskSim 4.0 lets a write take a segment
+          whose write data it appends to (``BUFFER_APPEND`` in
+          ``disk_buffer_select_write_segment``, ``disksim_diskcache.c``), as simcore's cache
+          always does (the write joins the destage or the buffered data). Its other case,
+          ``BUFFER_PREPEND``, needs a dirty segment not yet being written while a new write
+          arrives; with one command at a time ("Max queue length" = 1 in all ten) the destage
+          starts as the write is taken, so it never arises, and without fast writes a
+          segment holds no dirty data once the write is reported done. = 0 is not modelled.
+        - "Write hit stop prefetch" (= 1 in all ten): a write overlapping a segment whose
+          read-ahead runs sets that read-ahead's minimum and maximum to where it is
+          (``disk_buffer_stopable_access``, ``disksim_diskctlr.c``), so the write may stop it
+          before the minimum read-ahead is done. The minimum read-ahead is the only thing it
+          overrides, and the importer does not map "Minimum read-ahead (blks)" (0 in all ten,
+          reported when set): simcore's write stops any read-ahead at once, either value.
+        - "Disconnect write if seek" (= 0 in all ten): with 0, ``disk_buffer_stopable_access``
+          stops a read-ahead at once when a command needs the head, after the seek under way
+          (the other case, "Stop prefetch in sector", is read elsewhere), which is
+          :meth:`SegmentCache.stop <simcore.drive.cache.SegmentCache.stop>`; with 1 it would
+          always finish the sector or seek in progress first: not modelled, reported.
+        - "Preseeking level" (= 0 in all ten): with 0 (``NO_PRESEEK``) a new command may
+          take the head only once the previous one's completion was received
+          (``disk_buffer_stopable_access``; ``disk_request_complete`` checks for a swap
+          only with preseeking), which is simcore's one command at a time; 1 and 2 seek for
+          the next command before the completion: not modelled, reported.
+        """
+        rules = (("Combine seq writes", 1, "simcore always lets a write appending to buffered "
+                  "write data join it"),
+                 ("Disconnect write if seek", 0, "simcore stops a read-ahead at once when a "
+                  "command needs the head (after a seek under way)"),
+                 ("Preseeking level", 0, "simcore lets a command take the head only once the "
+                  "previous one has completed"))
+        for name, modelled, what in rules:
+            p = spec.get(name)
+            if p is None:
+                continue
+            value = d.integer(name, minimum=0)
+            if value != modelled:
+                self.warn(p, f"'{name} = {value}' is not modelled ({what}); taken as "
+                             f"{modelled}")
+        # either value: see the docstring (its only effect is on the minimum read-ahead)
+        d.integer("Write hit stop prefetch", default=1, minimum=0)
 
     def _interface(self, spec: Block, d: _Reader) -> dict[str, Any]:
         # the slowest link on the path sets the rate, reads and writes apart (buses have both)

@@ -146,6 +146,22 @@ class CacheConfig:
     target, from the track's first sector up to the target (the head comes round to them
     before the target). The target's own sectors come under the head at the same time
     either way: the knob costs no time, and makes later reads of those sectors hits.
+
+    ``separate_write_segment``: DiskSim's "Use separate write segment" (``dedicatedwriteseg``;
+    on in four of its ten validated models: DEC RZ26, HP C2247A, HP C3323A, IBM Ultrastar
+    18ES). DiskSim 4.0 makes one of the drive's segments, fixed when the buffer is built
+    (``disk_initialize`` in ``disksim_disk.c``), the only one a write may take
+    (``disk_buffer_select_write_segment`` in ``disksim_diskcache.c`` skips every other
+    segment), and a segment no read may take (``disk_buffer_select_read_segment`` and
+    ``disk_buffer_check_read_segments`` skip it): reads share the other ``segments - 1``
+    segments, so a write never evicts read data, and a read never hits on data the host
+    wrote, on the platter or not; a read overlapping write data not yet on the platter is a
+    collision and waits until it is written, then reads from the media. A write still
+    empties the clean read segments holding stale copies of its sectors
+    (``disk_buffer_set_segment``), and a write that neither appends to the write segment's
+    data nor finds it clean waits until it is (no other segment is usable). DiskSim refuses
+    the knob with fewer than two segments (``disk_postpass_perdisk``), and so does this
+    class.
     """
 
     size_kib: float = 1024.0
@@ -170,6 +186,7 @@ class CacheConfig:
     write_fill_large_sectors: int = 0
     write_prebuffering: bool = True
     preempt_destage: bool = True
+    separate_write_segment: bool = False
 
     def __post_init__(self):
         if not self.size_kib > 0:
@@ -198,6 +215,12 @@ class CacheConfig:
                              "write_fill_large_from is set")
         if self.max_segments < 1 or self.stream_window < 1:
             raise ValueError("CacheConfig.max_segments and stream_window must be at least 1")
+        if self.separate_write_segment and self.segments < 2:
+            raise ValueError("CacheConfig.separate_write_segment needs at least 2 segments "
+                             f"(got {self.segments}): one for writes, the rest for reads")
+        if self.separate_write_segment and self.adaptive:
+            raise ValueError("CacheConfig.separate_write_segment cannot be combined with "
+                             "adaptive segmentation")
 
     @property
     def segment_sectors(self) -> int:
@@ -218,7 +241,8 @@ class CacheConfig:
                    write_fill_large_from=c.write_fill_large_from,
                    write_fill_large_sectors=c.write_fill_large_sectors,
                    write_prebuffering=c.write_prebuffering,
-                   preempt_destage=c.preempt_destage)
+                   preempt_destage=c.preempt_destage,
+                   separate_write_segment=c.separate_write_segment)
         return replace(base, **overrides) if overrides else base
 
     @classmethod
@@ -554,6 +578,7 @@ class SegmentCache:
         self._new_stream = 0
         self._min_write_seek = mechanism.profile.overheads.min_write_seek_ms
         self._min_ra = self._kib(config.min_read_ahead_kib)  # sectors
+        self._wseg: Segment | None = None  # the write segment (separate_write_segment)
 
     # -- bookkeeping ----------------------------------------------------------
     def _kib(self, kib: float) -> int:
@@ -722,30 +747,47 @@ class SegmentCache:
         return max(0, min(end, lay.capacity) - x)
 
     # -- segments -------------------------------------------------------------
-    def _allocate(self, t: float, head: HeadState) -> Segment:
+    def _allocate(self, t: float, head: HeadState, write: bool = False) -> Segment:
+        """A segment for a new request's data: the least recently used clean one, or a new
+        one while fewer than the buffer's segments exist. With ``separate_write_segment``
+        a write (``write=True``) always gets the write segment and a read chooses among the
+        others (DiskSim's dedicated write segment; see :class:`CacheConfig`)."""
         self._tick += 1
         segments = self.segments
-        if len(segments) > self.n_segments:  # shrink after re-segmenting
-            clean = [s for s in segments if not s.dirty]
-            if clean:
-                for victim in sorted(clean, key=lambda s: s.last_used)[
-                        : len(segments) - self.n_segments]:
-                    if self.stream is not None and self.stream.seg is victim:
-                        continue
-                    segments.remove(victim)
-        lru = None  # the clean segment used least recently (the first of equals)
-        for g in segments:
-            if g.dirty_from >= g.end and (lru is None or g.last_used < lru.last_used):
-                lru = g
-        if len(segments) < self.n_segments or lru is None:
-            self._sids += 1
-            seg = Segment(self._sids)
-            segments.append(seg)
-        else:
-            seg = lru
-            if self.stream is not None and self.stream.seg is seg:
+        separate = self.config.separate_write_segment
+        if separate and write:
+            seg = self._wseg
+            if seg is None:
+                self._sids += 1
+                seg = self._wseg = Segment(self._sids)
+                segments.append(seg)
+            elif self.stream is not None and self.stream.seg is seg:
                 self.stop(t, head)
-            self.stats["evictions"] += 1
+        else:
+            if len(segments) > self.n_segments:  # shrink after re-segmenting
+                clean = [s for s in segments if not s.dirty]
+                if clean:
+                    for victim in sorted(clean, key=lambda s: s.last_used)[
+                            : len(segments) - self.n_segments]:
+                        if self.stream is not None and self.stream.seg is victim:
+                            continue
+                        segments.remove(victim)
+            wseg = self._wseg
+            lru = None  # the clean segment used least recently (the first of equals)
+            for g in segments:
+                if g is not wseg and g.dirty_from >= g.end and (
+                        lru is None or g.last_used < lru.last_used):
+                    lru = g
+            pool = len(segments) - (wseg is not None)
+            if pool < self.n_segments - separate or lru is None:
+                self._sids += 1
+                seg = Segment(self._sids)
+                segments.append(seg)
+            else:
+                seg = lru
+                if self.stream is not None and self.stream.seg is seg:
+                    self.stop(t, head)
+                self.stats["evictions"] += 1
         seg.start = seg.end = 0
         seg.dirty_from = CLEAN
         seg.arrive = np.empty(0)
@@ -880,8 +922,10 @@ class SegmentCache:
         s = self._live(t)
         best: tuple[str, Segment | None, int] = ("miss", None, 0)
         write_hits = self.config.read_hits_on_write_data
+        wseg = self._wseg  # never read from (separate_write_segment)
         for seg in self.segments:
-            if not self._live_start(seg, t) <= lba <= seg.end or (seg.written and not write_hits):
+            if (seg is wseg or not self._live_start(seg, t) <= lba <= seg.end
+                    or (seg.written and not write_hits)):
                 continue
             ve = self._valid_end(seg, t)
             if s is not None and s.seg is seg and s.kind == "read":
@@ -916,7 +960,7 @@ class SegmentCache:
                 if data_ms is not None:
                     data_ms = max(data_ms, end)
                 found = None
-        if not self.config.read_hits_on_write_data and any(
+        if (not self.config.read_hits_on_write_data or self._wseg is not None) and any(
                 g.dirty and g.start < lba + sectors and lba < g.end for g in self.segments):
             # the platter must hold the written data before the read can fetch it
             ready_ms = max(ready_ms, self.flush(now, head))
@@ -1058,6 +1102,11 @@ class SegmentCache:
             if w is not None:  # the data comes once the destage has ended
                 return np.full(sectors, w.end_ms)
         s = self._live(now)
+        wseg = self._wseg
+        if wseg is not None and wseg.dirty and (seg is None or lba != seg.end):
+            # the only segment writes may take is still dirty: the data comes once it is
+            # on the platter (see write)
+            return np.full(sectors, s.end_ms if s is not None and s.kind == "write" else now)
         if seg is None:
             if len(self.segments) < self.n_segments or any(not g.dirty for g in self.segments):
                 return free
@@ -1090,8 +1139,10 @@ class SegmentCache:
             t0 = now
             if fua:
                 self.stats["fua_writes"] += 1
+                # (with a separate write segment this write takes it: its data goes first)
                 older = [g for g in self.segments
-                         if g.dirty and g.dirty_from < lba + sectors and lba < g.end]
+                         if g.dirty and ((g.dirty_from < lba + sectors and lba < g.end)
+                                         or g is self._wseg)]
                 if older:
                     t0 = self._write_out(older, now, head)
             self._drop_overlaps(lba, sectors, None, now, head)
@@ -1107,7 +1158,7 @@ class SegmentCache:
                                              self.cap, feed, fill, self.rev_ms)
             done = respect_arrivals(plan, fill_before_write(arrive_ms, fill), self.rev_ms)
             head.cylinder, head.surface = plan.cylinder, plan.surface
-            seg = self._allocate(now, head)
+            seg = self._allocate(now, head, write=True)
             seg.start, seg.end = lba, lba + sectors
             seg.written = True
             end = float(done[-1])
@@ -1122,10 +1173,17 @@ class SegmentCache:
                 # which the destage under way keeps until all its data is on the platter
                 t_head = now = max(now, self._finish_destage(w, head))
                 seg = self._write_segment(lba)
-        self._drop_overlaps(lba, sectors, seg, now, head)
         fresh = seg is None or lba != seg.end
+        wseg = self._wseg
+        if fresh and wseg is not None and wseg.dirty:
+            # DiskSim's dedicated write segment is the only one a write may take: a write
+            # that does not append to its data waits until that data is on the platter
+            t_head = now = max(now, self.flush(now, head))
+            self.stats["waited_for_write_segment"] += 1
+            seg = None
+        self._drop_overlaps(lba, sectors, seg, now, head)
         if fresh:
-            seg = self._allocate(now, head)
+            seg = self._allocate(now, head, write=True)
             seg.start = seg.end = seg.dirty_from = seg.arrive0 = lba
             seg.written = True
         s = self._live(now)
