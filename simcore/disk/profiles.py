@@ -43,7 +43,8 @@ _CACHE = {"size_kib", "segments", "read_ahead", "max_read_ahead_kib", "write_bac
           "min_read_ahead_kib", "adaptive", "read_hits_on_write_data", "size_sectors",
           "max_read_ahead_sectors", "min_read_ahead_sectors", "read_any_free",
           "read_ahead_over_requested", "read_ahead_on_hit", "write_fill_sectors",
-          "write_fill_large_from", "write_fill_large_sectors"}
+          "write_fill_large_from", "write_fill_large_sectors", "stop_in_sector",
+          "stop_adds_to_overhead"}
 _INTERFACE = {"name", "rate_mb_s", "write_rate_mb_s", "read_watermark", "hold_bus_writes",
               "write_watermark"}
 _INITIAL = {"cylinder", "angle"}
@@ -142,7 +143,8 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
             raise ProfileError(path, "firmware.cache.read_ahead",
                                f"'{ra}' is not a policy; use one of {sorted(READ_AHEAD_POLICIES)}")
         for flag in ("write_back", "adaptive", "read_hits_on_write_data",
-                     "read_ahead_over_requested", "read_ahead_on_hit", "read_any_free"):
+                     "read_ahead_over_requested", "read_ahead_on_hit", "read_any_free",
+                     "stop_in_sector", "stop_adds_to_overhead"):
             if not isinstance(c.get(flag, False), bool):
                 raise ProfileError(path, f"firmware.cache.{flag}",
                                    f"{c[flag]!r} is not true or false")
@@ -163,6 +165,8 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
             read_ahead_over_requested=bool(c.get("read_ahead_over_requested", False)),
             read_ahead_on_hit=bool(c.get("read_ahead_on_hit", False)),
             read_any_free=bool(c.get("read_any_free", False)),
+            stop_in_sector=bool(c.get("stop_in_sector", True)),
+            stop_adds_to_overhead=bool(c.get("stop_adds_to_overhead", False)),
             write_fill_sectors=v.integer(c, "write_fill_sectors", "firmware.cache", minimum=0,
                                          default=0),
             write_fill_large_from=v.integer(c, "write_fill_large_from", "firmware.cache",
