@@ -143,6 +143,13 @@ class CacheConfig:
     next command's seek waits until that event's time (``disk_seek_stoptime``). In both
     the sector in progress is not put in the segment. A seek or head switch in progress
     ends first either way. True (the default) is the behaviour of 1.
+
+    ``stop_adds_to_overhead``: how DiskSim 4.0 charges that wait (a seek in progress, the
+    end of the sector) to a read miss: ``disk_check_hda`` delays the seek by the command
+    overhead *plus* the wait, each counted from the command's arrival, where simcore's
+    default takes the larger of the two (the firmware overlapping them). The importer sets
+    it for every DiskSim model with a read-ahead. Writes that stop a read-ahead still take
+    the larger.
     """
 
     size_kib: float = 1024.0
