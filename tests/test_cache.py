@@ -15,7 +15,8 @@ from helpers_disks import small_disk
 
 import simcore
 from simcore import HeadState, Mechanism, load_disk
-from simcore.drive.cache import FLUSH, CacheConfig, SegmentCache, respect_arrivals
+from simcore.disk.access import PlanPiece
+from simcore.drive.cache import FLUSH, CacheConfig, SegmentCache, respect_arrivals, sector_end
 from simcore.drive.drive import Drive
 from simcore.drive.interface import FREE, Port
 from simcore.workloads import ClosedWorkload
@@ -137,6 +138,67 @@ def test_read_ahead_stops_at_once_but_never_inside_a_head_switch(ten_ms_disk):
     svc = cache.read(0, 1, 0.0, 0.0, head)
     cache.read_done(svc, svc.media_end_ms, head)
     assert cache.stop(2.0, head) == pytest.approx(8.1)  # 80 sectors after sector 0
+
+
+@pytest.mark.parametrize("in_sector", [True, False])
+def test_stop_prefetch_in_sector(ten_ms_disk, in_sector):
+    """DiskSim 4.0's "Stop prefetch in sector" (disk_buffer_stopable_access): with 1 a
+    stopped read-ahead frees the head at once, in the middle of a sector; with 0 at the end
+    of the sector under the head. Either way the sector in progress is dropped, and a head
+    switch in progress runs to its end. Read-ahead: sector k of track 0 is done at
+    (k + 1) x 0.1 ms, the switch to surface 1 runs 10.0-10.5 and its first sector is
+    read 10.5-10.6."""
+    def started():
+        cache = SegmentCache(CacheConfig(256, 1, read_ahead="segment",
+                                         stop_in_sector=in_sector), ten_ms_disk)
+        head = HeadState(0, 0)
+        svc = cache.read(0, 1, 0.0, 0.0, head)
+        cache.read_done(svc, svc.media_end_ms, head)
+        return cache, head
+
+    cache, head = started()  # 0.03 ms into sector 50 (5.0-5.1)
+    assert cache.stop(5.03, head) == pytest.approx(5.03 if in_sector else 5.1)
+    assert cache.contents(1e9) == [(0, 50, False)]
+    assert cache.stop_wait == pytest.approx(0.0 if in_sector else 0.07)
+    cache, head = started()  # on a sector boundary: nothing to wait for
+    assert cache.stop(5.0, head) == pytest.approx(5.0)
+    cache, head = started()  # in the head switch: its end, whatever the knob
+    assert cache.stop(10.2, head) == pytest.approx(10.5)
+    assert cache.stop_wait == pytest.approx(0.3)
+    cache, head = started()  # 0.03 ms into the first sector of surface 1
+    assert cache.stop(10.53, head) == pytest.approx(10.53 if in_sector else 10.6)
+    assert cache.contents(1e9) == [(0, 100, False)] and head.surface == 1
+
+
+def test_sector_end_waits_for_the_first_sector_then_the_next_boundary():
+    """A track reached at 1.0 ms whose first sector begins at 1.37 ms, sectors of 0.1 ms,
+    the last ending at 3.0 ms: before 1.37 the head is free when that sector begins, then
+    at the next boundary (1.47, 1.57, ...), and never after the track's end."""
+    p = PlanPiece(0, 0.0, 1.0, 3.0, 0, 0, 0.1, 1.37)
+    for t, free in [(1.0, 1.37), (1.2, 1.37), (1.37, 1.37), (1.40, 1.47), (1.47, 1.47),
+                    (2.0, 2.07), (2.999, 3.0)]:
+        assert sector_end(p, t) == pytest.approx(free), t
+
+
+@pytest.mark.parametrize("in_sector,adds,end", [(True, False, 5.9), (True, True, 5.9),
+                                                (False, False, 5.9), (False, True, 15.9)])
+def test_stop_wait_comes_after_the_command_overhead_in_disksim(ten_ms_disk, in_sector, adds,
+                                                               end):
+    """DiskSim 4.0's disk_check_hda starts the next seek after the command overhead *plus*
+    what the stop waited (disk_seek_stoptime), not the larger of the two. A miss on
+    surface 1 (LBA 152, its sector under the head 5.8-5.9 ms) arrives at 5.03 ms during a
+    track read-ahead, its overhead ends at 5.28 ms; the head switch takes 0.5 ms. Free at
+    5.28 the head is on surface 1 at 5.78 and reads LBA 152 by 5.9. With "Stop prefetch in
+    sector" = 0 and the wait added (0.07 ms, to the end of sector 50) it is free at 5.35,
+    on surface 1 at 5.85, past the sector's start: a turn later, 15.9."""
+    cache = SegmentCache(CacheConfig(256, 1, read_ahead="track", stop_in_sector=in_sector,
+                                     stop_adds_to_overhead=adds), ten_ms_disk)
+    head = HeadState(0, 0)
+    svc = cache.read(0, 1, 0.0, 0.0, head)
+    cache.read_done(svc, svc.media_end_ms, head)  # read-ahead of 1..99 until 10.0
+    svc = cache.read(152, 1, 5.03, 5.28, head)
+    assert svc.kind == "miss"
+    assert svc.media_end_ms == pytest.approx(end)
 
 
 def test_lost_revolution_when_the_data_is_late():

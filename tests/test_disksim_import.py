@@ -18,6 +18,7 @@ import pytest
 from simcore import Layout, Mechanism, ProfileError, load_disk
 from simcore.__main__ import main as cli_main
 from simcore.disk.mechanics import spec_sheet_average
+from simcore.disk.profiles import profile_from_dict
 from simcore.disksim.importer import (
     hpl_times,
     import_disksim,
@@ -640,3 +641,35 @@ def test_write_segment_knobs_in_the_tiny_model(model_dir):
     with pytest.raises(ProfileError, match="more than one buffer segment") as err:
         import_disksim(model_dir / "tiny.parv")
     assert err.value.field == "Use separate write segment"
+
+
+def test_stop_prefetch_in_sector_imports_both_values(model_dir):
+    """DiskSim's "Stop prefetch in sector" is modelled (CacheConfig.stop_in_sector): the tiny
+    model's 0 becomes ``stop_in_sector = false``, 1 is simcore's default and left out, and
+    neither is reported; DiskSim's range is 0..1, so 2 is refused naming file, line and
+    field. Every model with a read-ahead adds the stop's wait to the command overhead."""
+    imp = import_disksim(model_dir / "tiny.parv")
+    c = imp.profile["firmware"]["cache"]
+    assert c["stop_in_sector"] is False and c["stop_adds_to_overhead"] is True
+    assert not any("Stop prefetch" in w for w in imp.warnings)
+    edit(model_dir / "tiny.diskspecs", "Stop prefetch in sector = 0",
+         "Stop prefetch in sector = 1")
+    imp = import_disksim(model_dir / "tiny.parv")
+    assert "stop_in_sector" not in imp.profile["firmware"]["cache"]
+    assert not any("Stop prefetch" in w for w in imp.warnings)
+    edit(model_dir / "tiny.diskspecs", "Stop prefetch in sector = 1",
+         "Stop prefetch in sector = 2")
+    with pytest.raises(ProfileError) as err:
+        import_disksim(model_dir / "tiny.parv")
+    assert err.value.field == "Stop prefetch in sector" and "line 55:" in str(err.value)
+    assert "must be 0 or 1" in str(err.value)
+
+
+@pytest.mark.parametrize("model,in_sector", [("ibm18es", False), ("hp_c2247a", True),
+                                             ("dec_rz26", True), ("atlas10k", False)])
+def test_stop_prefetch_in_sector_of_the_validated_models(model, in_sector):
+    imp = import_disksim(MODELS / f"{model}.parv")
+    prof = profile_from_dict(tomllib.loads(imp.toml), model)
+    assert prof.cache.stop_in_sector is in_sector and prof.cache.stop_adds_to_overhead
+    assert not any("Stop prefetch" in w for w in imp.warnings)
+

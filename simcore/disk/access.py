@@ -43,7 +43,9 @@ class PlanPiece(NamedTuple):
 
     ``first`` indexes the plan's first sector on this track; the arm (or the
     head switch) moves during ``[move_start_ms, move_end_ms)``, which cannot be
-    aborted; the head then waits and reads or writes until ``end_ms``.
+    aborted; the head then waits and reads or writes until ``end_ms``. ``read_ms`` is
+    when the first sector it reads begins to pass under the head (the end of the
+    rotational wait); from then on a sector boundary passes every ``sector_ms``.
     """
 
     first: int
@@ -53,6 +55,7 @@ class PlanPiece(NamedTuple):
     cylinder: int
     surface: int
     sector_ms: float
+    read_ms: float
 
 
 class Plan(NamedTuple):
@@ -97,6 +100,9 @@ class TrackPlan(NamedTuple):
     sector_ms``). :meth:`times` gives the array :meth:`Mechanism.plan` puts in
     ``done_ms``, :meth:`done_by` what ``np.searchsorted(done_ms, t, "right")`` gives,
     without the array; :meth:`plan` the whole :class:`Plan`, the same to the bit.
+    ``read_ms`` is when the head begins to read its first sector (``base_ms`` in order;
+    the first sector boundary after the move for a zero-latency read that landed inside
+    its run).
     """
 
     count: int
@@ -111,6 +117,7 @@ class TrackPlan(NamedTuple):
     move_ms: float
     rotation_ms: float
     transfer_ms: float
+    read_ms: float
 
     def time_of(self, k: int) -> float:
         """When sector ``k`` (0-based, in LBA order) is done."""
@@ -149,7 +156,7 @@ class TrackPlan(NamedTuple):
 
     def plan(self) -> Plan:
         piece = PlanPiece(0, self.move_start_ms, self.move_end_ms, self.end_ms, self.cylinder,
-                          self.surface, self.sector_ms)
+                          self.surface, self.sector_ms, self.read_ms)
         return Plan(self.times(), [piece], 0.0 + self.move_ms, 0.0 + self.rotation_ms,
                     0.0 + self.transfer_ms, self.end_ms, self.cylinder, self.surface)
 
@@ -329,7 +336,7 @@ class Mechanism:
             rot_total += tp.rotation_ms
             xfer_total += tp.transfer_ms
             pieces.append(PlanPiece(k, tp.move_start_ms, tp.move_end_ms, tp.end_ms, cyl, surface,
-                                    tp.sector_ms))
+                                    tp.sector_ms, tp.read_ms))
             t = tp.end_ms
             k += tp.count
         # a wrapped first track ends at its head's last time: the running max only guards
@@ -391,7 +398,7 @@ class Mechanism:
             elapsed = wait + span * st
         transfer = span * st
         return TrackPlan(count, move_start, t, t + elapsed, pc, ps, step, base, wrap, move,
-                         elapsed - transfer, transfer)
+                         elapsed - transfer, transfer, t + wait)
 
     # -- Advanced Format: the read-modify-write of a 512e drive --------------------------
 

@@ -187,6 +187,15 @@ class CacheSpec:
     """True: on a read miss the drive keeps the sectors of the target's track that pass under
     the head before the target (DiskSim's "Read any free blocks"; see
     :class:`simcore.drive.cache.CacheConfig`)."""
+    stop_in_sector: bool = True
+    """True: a read-ahead stopped by a new command frees the head at once, in the middle of
+    a sector; False: only at the end of the sector under the head (DiskSim's "Stop prefetch
+    in sector" = 1 / 0; see :class:`simcore.drive.cache.CacheConfig`)."""
+    stop_adds_to_overhead: bool = False
+    """True: the time a stopped read-ahead keeps the head (a seek in progress, the end of a
+    sector) comes after the command overhead instead of overlapping it, as DiskSim 4.0's
+    controller charges it (set for every imported DiskSim model; see
+    :class:`simcore.drive.cache.CacheConfig`)."""
     write_fill_sectors: int = 0
     """Above 0: the media part of a write starts only once ``min(n, write_fill_sectors)``
     of its ``n`` sectors are in the buffer, or ``write_fill_large_sectors`` of them when

@@ -44,7 +44,9 @@ _CACHE = {"size_kib", "segments", "read_ahead", "max_read_ahead_kib", "write_bac
           "max_read_ahead_sectors", "min_read_ahead_sectors", "read_any_free",
           "read_ahead_over_requested", "read_ahead_on_hit", "write_fill_sectors",
           "write_fill_large_from", "write_fill_large_sectors", "write_prebuffering",
-          "preempt_destage", "separate_write_segment"}
+          "preempt_destage", "separate_write_segment", "stop_in_sector",
+          "stop_adds_to_overhead"}
+
 _INTERFACE = {"name", "rate_mb_s", "write_rate_mb_s", "read_watermark", "hold_bus_writes",
               "write_watermark"}
 _INITIAL = {"cylinder", "angle"}
@@ -144,7 +146,9 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
                                f"'{ra}' is not a policy; use one of {sorted(READ_AHEAD_POLICIES)}")
         for flag in ("write_back", "adaptive", "read_hits_on_write_data",
                      "read_ahead_over_requested", "read_ahead_on_hit", "read_any_free",
-                     "write_prebuffering", "preempt_destage", "separate_write_segment"):
+                     "write_prebuffering", "preempt_destage", "separate_write_segment",
+                     "stop_in_sector", "stop_adds_to_overhead"):
+
             if not isinstance(c.get(flag, False), bool):
                 raise ProfileError(path, f"firmware.cache.{flag}",
                                    f"{c[flag]!r} is not true or false")
@@ -165,6 +169,8 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
             read_ahead_over_requested=bool(c.get("read_ahead_over_requested", False)),
             read_ahead_on_hit=bool(c.get("read_ahead_on_hit", False)),
             read_any_free=bool(c.get("read_any_free", False)),
+            stop_in_sector=bool(c.get("stop_in_sector", True)),
+            stop_adds_to_overhead=bool(c.get("stop_adds_to_overhead", False)),
             write_fill_sectors=v.integer(c, "write_fill_sectors", "firmware.cache", minimum=0,
                                          default=0),
             write_fill_large_from=v.integer(c, "write_fill_large_from", "firmware.cache",

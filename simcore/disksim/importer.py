@@ -24,7 +24,8 @@ What maps, and how (see also ``data/disksim/README.md``):
 - firmware (``disksim_disk``): overheads (times ``Time scale for
   overheads``), segments and read-ahead (sizes in blocks, exact: ``size_sectors``,
   ``max_read_ahead_sectors``; scheme 4 as ``track-ahead``; "Read any free blocks" as
-  ``read_any_free``), zero-latency access, write-back; the
+  ``read_any_free``; "Stop prefetch in sector" = 0 as ``stop_in_sector = false``),
+  zero-latency access, write-back; the
   per-block interface time is the largest of the disk's, the buses' and the
   controllers' on the disk's path, turned into a rate in MB/s.
 """
@@ -135,14 +136,15 @@ _DISK = {"Model", "Scheduler", "Max queue length", "Bulk sector transfer time",
          "Low (write) water mark", "Read any free blocks", "Read directly to buffer",
          "Allow write prebuffering", "Maximum number of write segments",
          "Use separate write segment", "Combine seq writes", "Write hit stop prefetch",
-         "Disconnect write if seek", "Preseeking level", *_OVERHEADS}
+         "Disconnect write if seek", "Preseeking level", "Stop prefetch in sector",
+         *_OVERHEADS}
+
 # DiskSim knobs simcore does not model: reported when set to anything but 0.
 _DISK_NOT_MODELLED = {
     "Allow almost read hits",
     "Allow sneaky full read hits", "Allow sneaky partial read hits",
     "Allow sneaky intermediate read hits",
     "Minimum read-ahead (blks)",
-    "Stop prefetch in sector",
 }
 # Knobs with no effect on a drive's timing: never reported.
 _HARMLESS = {"Print stats", "Avg sectors per cylinder", "Calc sector by sector"}
@@ -1082,6 +1084,22 @@ class _Context:
                 # one segment for writes only, the rest for reads (CacheConfig doc)
                 cache["separate_write_segment"] = True
         self._nil_effect_knobs(d, spec)
+        stop = d.integer("Stop prefetch in sector", default=1, minimum=0)
+        if stop > 1:
+            p = spec.get("Stop prefetch in sector")
+            assert p is not None
+            raise syntax_error(p.path, p.line, p.name, f"{stop} must be 0 or 1")
+        if enable and not stop:
+            # DiskSim 4.0's disk_buffer_stopable_access: a read-ahead stopped by a new
+            # command holds the head to the end of the sector under it (disk_seek_stoptime);
+            # with 1 it frees the head at once, as simcore does by default
+            # (CacheConfig.stop_in_sector)
+            cache["stop_in_sector"] = False
+        if enable and contread:
+            # disk_check_hda starts the next command's seek after its overhead plus what
+            # the stop waited (the sum of the two delays, not the larger)
+            cache["stop_adds_to_overhead"] = True
+
         if extra_disc and not d.integer("Never disconnect", default=0, minimum=0):
             # DiskSim 4.0 lets the head write a request of such a drive only once
             # min(n, 10) of its n sectors (15 from 45-sector requests on) are buffered

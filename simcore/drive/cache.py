@@ -120,7 +120,7 @@ from ..disk.profile import DiskProfile
 
 __all__ = ["CLEAN", "FLUSH", "POLICIES", "CacheConfig", "ReadService", "Segment", "SegmentCache",
            "WriteFeed", "WriteService", "feed_write", "fill_before_write", "respect_arrivals",
-           "write_watermark_sectors"]
+           "sector_end", "write_watermark_sectors"]
 
 CLEAN = 1 << 62  # ``Segment.dirty_from`` of a segment with nothing left to write
 FLUSH = "F"  # a request op: write every dirty sector to the platter (ATA FLUSH CACHE)
@@ -162,6 +162,25 @@ class CacheConfig:
     data nor finds it clean waits until it is (no other segment is usable). DiskSim refuses
     the knob with fewer than two segments (``disk_postpass_perdisk``), and so does this
     class.
+
+    ``stop_in_sector``: DiskSim's "Stop prefetch in sector" (``stopinsector``): whether a
+    read-ahead that a new command stops may leave the head in the middle of a sector. In
+    DiskSim 4.0 (``disk_buffer_stopable_access`` and ``disk_buffer_stop_access`` in
+    ``disksim_diskctlr.c``; ``disk_check_hda`` adds the wait) a read-ahead between
+    sectors has one pending event: the end of the sector under the head (or, while it
+    waits for its first sector on a track, that sector's start). With 1 the stop removes
+    that event and the head is free at once; with 0 the stop removes it too but the
+    next command's seek waits until that event's time (``disk_seek_stoptime``). In both
+    the sector in progress is not put in the segment. A seek or head switch in progress
+    ends first either way. True (the default) is the behaviour of 1.
+
+    ``stop_adds_to_overhead``: how DiskSim 4.0 charges that wait (a seek in progress, the
+    end of the sector) to a read miss: ``disk_check_hda`` delays the seek by the command
+    overhead *plus* the wait, each counted from the command's arrival, where simcore's
+    default takes the larger of the two (the firmware overlapping them). The importer sets
+    it for every DiskSim model with a read-ahead. Writes that stop a read-ahead still take
+    the larger.
+
     """
 
     size_kib: float = 1024.0
@@ -178,6 +197,8 @@ class CacheConfig:
     read_any_free: bool = False
     cross_boundaries: bool = True
     preemptible: bool = True
+    stop_in_sector: bool = True
+    stop_adds_to_overhead: bool = False
     refill: bool = False
     stream_window: int = 64
     destage: str = "lru"
@@ -237,6 +258,8 @@ class CacheConfig:
                    read_ahead_over_requested=c.read_ahead_over_requested,
                    read_ahead_on_hit=c.read_ahead_on_hit,
                    read_any_free=c.read_any_free,
+                   stop_in_sector=c.stop_in_sector,
+                   stop_adds_to_overhead=c.stop_adds_to_overhead,
                    write_fill_sectors=c.write_fill_sectors,
                    write_fill_large_from=c.write_fill_large_from,
                    write_fill_large_sectors=c.write_fill_large_sectors,
@@ -363,6 +386,20 @@ class _Stream:
     def position(self) -> HeadState:
         last = self.track if self.track is not None else self._pieces[-1]
         return HeadState(last.cylinder, last.surface)
+
+
+def sector_end(p: PlanPiece | TrackPlan, t: float) -> float:
+    """When a read-ahead on track ``p``, stopped at ``t`` after its move, frees the head if
+    it may not stop inside a sector (``CacheConfig.stop_in_sector`` False, DiskSim's "Stop
+    prefetch in sector" = 0): before its first sector, when that sector begins
+    (``read_ms``); then at the next sector boundary, one every ``sector_ms`` from
+    ``read_ms`` (``t`` itself on a boundary). In order, boundary ``j`` is exactly the
+    ``j``-th sector's done time, ``base_ms + j * sector_ms``."""
+    r = p.read_ms
+    if t <= r:
+        return r
+    k = math.ceil((t - r) / p.sector_ms - 1e-9)
+    return min(r + k * p.sector_ms, p.end_ms)
 
 
 class ReadService(NamedTuple):
@@ -540,7 +577,8 @@ def respect_arrivals(plan: Plan, arrive_ms: np.ndarray, rev_ms: float) -> np.nda
             if p.first > j:
                 plan.pieces[i] = p._replace(move_start_ms=p.move_start_ms + revs * rev_ms,
                                             move_end_ms=p.move_end_ms + revs * rev_ms,
-                                            end_ms=p.end_ms + revs * rev_ms)
+                                            end_ms=p.end_ms + revs * rev_ms,
+                                            read_ms=p.read_ms + revs * rev_ms)
             elif bounds[i + 1] > j:
                 plan.pieces[i] = p._replace(end_ms=p.end_ms + revs * rev_ms)
         k = j + 1
@@ -570,6 +608,7 @@ class SegmentCache:
         self.cap = config.segment_sectors
         self.segments: list[Segment] = []
         self.stream: _Stream | None = None
+        self.stop_wait = 0.0  # what the last stop of a read-ahead waited (seek, sector end)
         self.stats: Counter = Counter()
         self._tick = 0
         self._sids = 0
@@ -811,8 +850,17 @@ class SegmentCache:
 
     # -- the head ---------------------------------------------------------------
     def stop(self, t: float, head: HeadState) -> float:
-        """Stop background media work to free the head at ``t``; returns when it is free."""
+        """Stop background media work to free the head at ``t``; returns when it is free.
+
+        A read-ahead runs on to its minimum (``min_read_ahead_kib``) and a seek or head
+        switch in progress to its end. Then, with ``stop_in_sector`` (DiskSim's "Stop
+        prefetch in sector" = 1), the head is free at once; without it, at the end of the
+        sector passing under it, or, while the head waits for its first sector on a track,
+        when that sector begins (:func:`sector_end`). Either way the segment keeps only
+        the sectors read whole by ``t``: DiskSim drops the sector in progress.
+        """
         s = self.stream
+        self.stop_wait = 0.0
         if s is None:
             return t
         self.stream = None
@@ -825,22 +873,28 @@ class SegmentCache:
             pos = s.position()
             head.cylinder, head.surface = pos.cylinder, pos.surface
             return s.end_ms
-        free = max(t, s.min_until)
+        free = base = max(t, s.min_until)
         cyl, surf = s.head0
         track = s.track
+        on: PlanPiece | TrackPlan | None = None  # the track whose sectors pass at ``free``
         for p in (track,) if track is not None else s.pieces:
             if free < p.move_start_ms:
                 break
             cyl, surf = p.cylinder, p.surface
             if free < p.move_end_ms:  # a seek or head switch cannot be aborted
                 free = p.move_end_ms
+                on = None
                 break
+            on = p
         if track is not None:
             got = track.done_by(free)
             n = track.count
         else:
             got = int(s.done.searchsorted(free, side="right"))
             n = len(s.done)
+        if on is not None and s.kind == "read" and not self.config.stop_in_sector:
+            free = sector_end(on, free)
+        self.stop_wait = free - base if s.kind == "read" else 0.0
         if s.kind == "read":
             s.seg.end = s.lba + got
             if self.config.read_ahead_over_requested:  # the ring pushed out only what was read
@@ -1003,7 +1057,11 @@ class SegmentCache:
             end = float(ready[-1])
             return ReadService("stream", ready, 0.0, 0.0, end - ready_ms, end, seg)
         # partial or miss: the head is needed
-        free = max(self.stop(now, head), ready_ms)
+        free = self.stop(now, head)
+        if self.config.stop_adds_to_overhead:  # DiskSim: the overhead, then the stop's wait
+            free = max(free - self.stop_wait, ready_ms) + self.stop_wait
+        else:
+            free = max(free, ready_ms)
         first = lba + hit
         plan: Plan | TrackPlan | None = self.mech.track_plan(first, sectors - hit, False, free,
                                                              head)
