@@ -201,6 +201,63 @@ def test_stop_wait_comes_after_the_command_overhead_in_disksim(ten_ms_disk, in_s
     assert svc.media_end_ms == pytest.approx(end)
 
 
+@pytest.mark.parametrize("write_back", [False, True])
+@pytest.mark.parametrize("adds,end", [(False, 11.0), (True, 21.0)])
+def test_a_write_stopping_a_read_ahead_waits_overhead_plus_stop(ten_ms_disk, write_back, adds,
+                                                                end):
+    """DiskSim 4.0's write path (disk_write_arrive -> disk_activate_write -> disk_check_hda)
+    stops a read-ahead when the write arrives and starts the write's seek after the
+    overhead *plus* the stop's wait, written through or buffered (the seek is then the
+    destage's). Read-ahead: track 0 read by 10.0, the switch to surface 1 runs 10.0-10.5,
+    LBA 100 + j passes 10.6 + 0.1 j to 10.7 + 0.1 j (the track's skew is 6 sectors). A
+    one-sector write of LBA 103 (10.9-11.0) arrives at 10.2 with an overhead of 0.5 and
+    its data in at 10.7. The larger of the two (0.5, the switch ending 0.3 after arrival)
+    frees the head at 10.7 and the sector is written by 11.0; the sum (0.5 + 0.3) frees it
+    at 11.0, just past the sector's start: a turn later, 21.0."""
+    cache = SegmentCache(CacheConfig(256, 1, read_ahead="segment", write_back=write_back,
+                                     stop_adds_to_overhead=adds), ten_ms_disk)
+    head = HeadState(0, 0)
+    svc = cache.read(0, 1, 0.0, 0.0, head)
+    cache.read_done(svc, svc.media_end_ms, head)
+    w = cache.write(103, 1, np.array([10.7]), 10.7, head, arrival_ms=10.2)
+    if write_back:  # acknowledged from the buffer; the destage holds the head
+        assert w.media_end_ms is None
+        assert cache.stream.kind == "write" and cache.stream.end_ms == pytest.approx(end)
+    else:
+        assert w.media_end_ms == pytest.approx(end)
+        assert w.seek_ms == pytest.approx(0.3 if adds else 0.0)  # waited past the overhead
+    assert (head.cylinder, head.surface) == (0, 1)
+
+
+@pytest.mark.parametrize("adds,end", [(False, 5.4), (True, 15.4)])
+def test_a_write_stopping_mid_sector_waits_for_the_sector_after_the_overhead(ten_ms_disk,
+                                                                              adds, end):
+    """"Stop prefetch in sector" = 0: a write arriving at 5.03, 0.03 ms into sector 50
+    (5.0-5.1), overhead 0.25 (done 5.28). Summed, the head is free at 5.28 + 0.07 = 5.35,
+    past the start of sector 53 (5.3-5.4): written a turn later, 15.4. Without the knob the
+    read-ahead runs on during the overhead and stops at the end of sector 52, 5.3: in time."""
+    cache = SegmentCache(CacheConfig(256, 1, read_ahead="segment", stop_in_sector=False,
+                                     stop_adds_to_overhead=adds), ten_ms_disk)
+    head = HeadState(0, 0)
+    svc = cache.read(0, 1, 0.0, 0.0, head)
+    cache.read_done(svc, svc.media_end_ms, head)
+    w = cache.write(53, 1, np.array([5.28]), 5.28, head, arrival_ms=5.03)
+    assert w.media_end_ms == pytest.approx(end)
+
+
+def test_a_write_after_the_read_ahead_ended_waits_only_its_overhead(ten_ms_disk):
+    """Nothing to stop (the read-ahead of 1..99 ended at 10.0): the sum is the overhead
+    alone and a write of LBA 3 (sector 3 passes 10.3-10.4) arriving at 10.0 with an
+    overhead of 0.25 is written by 10.4."""
+    cache = SegmentCache(CacheConfig(256, 1, read_ahead="track", stop_adds_to_overhead=True),
+                         ten_ms_disk)
+    head = HeadState(0, 0)
+    svc = cache.read(0, 1, 0.0, 0.0, head)
+    cache.read_done(svc, svc.media_end_ms, head)
+    w = cache.write(3, 1, np.array([10.25]), 10.25, head, arrival_ms=10.0)
+    assert w.media_end_ms == pytest.approx(10.4) and w.seek_ms == pytest.approx(0.0)
+
+
 def test_lost_revolution_when_the_data_is_late():
     """Gray §2.6: a sector the head reaches before its data is in the buffer comes round
     again a whole revolution later (toy disk: 360 ticks a turn, 30 per sector)."""

@@ -175,11 +175,15 @@ class CacheConfig:
     ends first either way. True (the default) is the behaviour of 1.
 
     ``stop_adds_to_overhead``: how DiskSim 4.0 charges that wait (a seek in progress, the
-    end of the sector) to a read miss: ``disk_check_hda`` delays the seek by the command
-    overhead *plus* the wait, each counted from the command's arrival, where simcore's
-    default takes the larger of the two (the firmware overlapping them). The importer sets
-    it for every DiskSim model with a read-ahead. Writes that stop a read-ahead still take
-    the larger.
+    end of the sector) to the command that stops the read-ahead: ``disk_check_hda`` delays
+    the command's seek by its overhead *plus* the wait, each counted from its arrival. A
+    read miss (``disk_activate_read``) and a write (``disk_activate_write``, written
+    through or buffered: its seek is the one that writes the data, simcore's destage)
+    both stop the read-ahead on arrival and both go through ``disk_check_hda``. Without
+    the knob simcore overlaps the two: a read miss stops the read-ahead on arrival and
+    takes the larger of the two, a write stops it when its overhead ends (the read-ahead
+    runs on meanwhile) and waits from there. The importer sets it for every DiskSim model
+    with a read-ahead.
 
     """
 
@@ -1177,14 +1181,19 @@ class SegmentCache:
         return free
 
     def write(self, lba: int, sectors: int, arrive_ms: np.ndarray, now: float,
-              head: HeadState, fua: bool = False, feed: WriteFeed | None = None) -> WriteService:
+              head: HeadState, fua: bool = False, feed: WriteFeed | None = None,
+              arrival_ms: float | None = None) -> WriteService:
         """Take a write whose data enters the buffer at ``arrive_ms`` (one time per sector).
 
+        ``now``: when the command's overhead is done and the head may move for it.
         ``fua``: Force Unit Access, written through to the media even with write-back on
         (after any dirty data it overlaps). ``feed``: how the data crosses the bus; with it,
         data that would overfill the segment waits for the media to make room
         (:func:`feed_write`) and the times it got in are ``WriteService.arrive_ms``.
-        Without it, ``arrive_ms`` is taken as given.
+        Without it, ``arrive_ms`` is taken as given. ``arrival_ms``: when the command
+        arrived (default ``now``); with ``stop_adds_to_overhead`` a running read-ahead is
+        stopped then and the head moves (to write through, or to destage) only after the
+        overhead plus the stop's wait, as DiskSim does (see :meth:`_stop_for_write`).
         """
         self._note_stream(lba, sectors)
         self.stats["writes"] += 1
@@ -1192,9 +1201,10 @@ class SegmentCache:
         arrive_ms = np.asarray(arrive_ms, dtype=float)
         fill = self._write_fill(sectors)
         got = None
+        hold = self._stop_for_write(now if arrival_ms is None else arrival_ms, now, head)
         t_head = now
         if not self.config.write_back or fua:
-            t0 = now
+            t0 = hold
             if fua:
                 self.stats["fua_writes"] += 1
                 # (with a separate write segment this write takes it: its data goes first)
@@ -1257,8 +1267,8 @@ class SegmentCache:
                     plan = self.mech.plan(lba, sectors, True, s.end_ms, s.position())
                 else:
                     # (a destage of another segment under way finishes first)
-                    t_head = self.stop(
-                        now if s is None or s.kind == "read" else max(now, s.end_ms), head)
+                    t_head = max(hold, self.stop(
+                        now if s is None or s.kind == "read" else max(now, s.end_ms), head))
                     s = None
                     plan = self.mech.plan(seg.dirty_from if prior else lba, prior + sectors,
                                           True, t_head, head, min_move_ms=self._min_write_seek)
@@ -1284,11 +1294,31 @@ class SegmentCache:
         elif got is not None:
             self._destage(seg, t_head, head)
         elif s is None or s.kind == "read":
-            t = self.stop(now, head)
+            t = max(hold, self.stop(now, head))
             if self.config.destage == "sptf":
                 seg = self._pick_dirty([g for g in self.segments if g.dirty], t, head)
             self._destage(seg, t, head)
         return WriteService(None, arrive_ms=got)
+
+    def _stop_for_write(self, arrival: float, ready: float, head: HeadState) -> float:
+        """With ``stop_adds_to_overhead``, stop a read-ahead for a write arriving at
+        ``arrival`` whose overhead ends at ``ready``; returns the earliest time the head may
+        move for the write (``ready`` when nothing was stopped, or without the knob).
+
+        DiskSim 4.0 (``disksim_diskctlr.c``): ``disk_write_arrive`` sets the write's
+        ``overhead_done`` and calls ``disk_activate_write`` at once, which stops a stoppable
+        read-ahead (``disk_buffer_stop_access``) unless the write appends to the segment the
+        head is writing, then calls ``disk_check_hda``; there the write, written through or
+        fast (write-back, its data reported done once in the buffer), takes the head and,
+        pending with sectors left to write (``disk_check_hda_pending``), starts its seek
+        after the overhead plus the stop's wait, as a read miss's does. The media write of
+        a write-back request is that same seek (simcore: the destage it starts).
+        """
+        s = self.stream
+        if not self.config.stop_adds_to_overhead or s is None or s.kind != "read":
+            return ready
+        free = self.stop(min(arrival, ready), head)
+        return max(free - self.stop_wait, ready) + self.stop_wait
 
     def _destage(self, seg: Segment, t: float, head: HeadState) -> None:
         lba, n = seg.dirty_from, seg.end - seg.dirty_from

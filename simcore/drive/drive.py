@@ -591,7 +591,7 @@ class Drive:
             idx = np.arange(n, dtype=float)
             arrive = (idx + 1) * b + np.maximum(now, np.maximum.accumulate(space - idx * b))
             svc = cache.write(req.lba, n, arrive, t + ov, head, fua=fua,
-                              feed=self._write_feed(now, space, disc, resel))
+                              feed=self._write_feed(now, space, disc, resel), arrival_ms=t)
             if svc.arrive_ms is not None:
                 arrive = svc.arrive_ms
             end = float(arrive[-1]) if n else now
@@ -942,9 +942,9 @@ class Drive:
         # the data may still be crossing the bus
         if port.is_pio:
             arrive = yield from self._pio_out(req, space)
-            svc = cache.write(req.lba, n, arrive, t + ov, self.head, fua=fua)
+            svc = cache.write(req.lba, n, arrive, t + ov, self.head, fua=fua, arrival_ms=t)
         else:
-            arrive, svc = yield from self._dma_out(req, space, t + ov, disc, resel)
+            arrive, svc = yield from self._dma_out(req, space, t + ov, disc, resel, t)
         if svc.media_end_ms is not None:
             self._trace_write(svc, arrive)
             # a write-through write: with its data in, the drive disconnects; once the data
@@ -993,7 +993,7 @@ class Drive:
                          prof.write_watermark, disc, resel + self._ov.data_prep_ms)
 
     def _dma_out(self, req: Request, space: np.ndarray, now: float, disc: float,
-                 resel: float):
+                 resel: float, arrival: float | None = None):
         env, chan, b = self.env, self.channel, self._bus_write_ms
         n = req.sectors
         idx = np.arange(n, dtype=float)
@@ -1006,7 +1006,8 @@ class Drive:
         # the cache takes the write now: the data that does not fit the segment waits for
         # the media (a drive that disconnects meanwhile is charged the whole span here)
         svc = self.cache.write(req.lba, n, arrive, now, self.head, fua=req.fua,
-                               feed=self._write_feed(t0, space, disc, resel))
+                               feed=self._write_feed(t0, space, disc, resel),
+                               arrival_ms=arrival)
         if svc.arrive_ms is not None:
             arrive = svc.arrive_ms
         end = float(arrive[-1]) if n else t0
