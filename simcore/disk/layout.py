@@ -265,13 +265,13 @@ class Layout:
         self._check(lba)
         zm, slot = self._zone_slot(lba)
         track = slot // zm.spt
-        first = last = None
-        for s in range(track * zm.spt, (track + 1) * zm.spt):
-            rel = zm.rel_of_slot(s)
-            if rel is not None:
-                first = rel if first is None else first
-                last = rel
-        assert first is not None and last is not None
+        lo, hi = track * zm.spt, (track + 1) * zm.spt
+        # the first slot holding an LBA from the front, the last from the back: both
+        # searches stop at the first data slot (only spares and slips are passed over)
+        first = next((r for r in map(zm.rel_of_slot, range(lo, hi)) if r is not None), None)
+        last = next((r for r in map(zm.rel_of_slot, range(hi - 1, lo - 1, -1))
+                     if r is not None), None)
+        assert first is not None and last is not None  # lba's own slot holds data
         return zm.first_lba + first, last - first + 1
 
     def track_boundaries(self) -> Iterator[int]:

@@ -982,8 +982,10 @@ class SegmentCache:
         write_hits = self.config.read_hits_on_write_data
         wseg = self._wseg  # never read from (separate_write_segment)
         for seg in self.segments:
-            if (seg is wseg or not self._live_start(seg, t) <= lba <= seg.end
-                    or (seg.written and not write_hits)):
+            if lba > seg.end or seg is wseg or (seg.written and not write_hits):
+                continue
+            # the segment's start moves only while a read-ahead runs into it
+            if (seg.start if s is None or s.seg is not seg else self._live_start(seg, t)) > lba:
                 continue
             ve = self._valid_end(seg, t)
             if s is not None and s.seg is seg and s.kind == "read":
