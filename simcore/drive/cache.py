@@ -785,7 +785,8 @@ class SegmentCache:
         maximum read-ahead and the segment size play no part."""
         lay = self.layout
         end = lay.track_end(x)
-        if seg_start < lay.track_extent(x)[0]:
+        # the segment began on an earlier track: its first LBA's track ends by x
+        if seg_start < x and lay.track_end(seg_start) <= x:
             end += lay.sectors_per_track(lay.zone_of(req_start))
         return max(0, min(end, lay.capacity) - x)
 
