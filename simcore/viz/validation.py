@@ -25,7 +25,7 @@ def cdf_figure(result: dict, height: int = 460) -> go.Figure:
 
     def title(d: str) -> str:
         r = drives[d]
-        return (f"{r['name']}: demerit {r['demerit_ms']:.3f} ms "
+        return (f"{r['name']}: demerit {r['demerit_ms']:.4f} ms "
                 f"(DiskSim {r['disksim_demerit_ms']:.3f} ms)")
 
     buttons = []
