@@ -344,6 +344,16 @@ def test_the_importer_keeps_the_bus_holding_and_the_write_water_mark():
             assert knob not in text, (name, knob)
 
 
+def _twin_matches_event_loop(stk, wl) -> None:
+    """The drive's event-free twin served ``wl`` and gave the records its SimPy process gives."""
+    from test_speed_paths import _by_simpy
+
+    res = run(stk, wl)
+    assert res.meta["built"].drives[0]._open_served
+    completed, _, _ = _by_simpy(stk, wl.requests)
+    assert [tuple(r) for r in res.records] == [tuple(r) for r in completed]
+
+
 @pytest.mark.parametrize("write_back", [True, False])
 @pytest.mark.parametrize("hold", [True, False])
 def test_large_writes_agree_with_and_without_the_event_loop(write_back, hold):
@@ -353,7 +363,6 @@ def test_large_writes_agree_with_and_without_the_event_loop(write_back, hold):
 
     from simcore.disk.access import Mechanism
     from simcore.drive.cache import CacheConfig
-    from simcore.engine import _feed_open, start
     from simcore.records import READ, WRITE, Request
     from simcore.stack import stack
     from simcore.workloads import OpenWorkload
@@ -373,14 +382,8 @@ def test_large_writes_agree_with_and_without_the_event_loop(write_back, hold):
         reqs.append(Request(i, i * 9.0, op, lba, min(n, 1000 - lba)))
         lba += reqs[-1].sectors
         lba %= 900
-    wl = OpenWorkload(reqs, name="large writes")
-    stk = stack(mech, cache=CacheConfig.from_profile(p))
-    res = run(stk, wl)
-    assert res.meta["built"].drives[0]._open_served
-    built = start(stk)
-    built.env.process(_feed_open(built.env, built.top, wl.requests))
-    built.env.run()
-    assert [tuple(r) for r in res.records] == [tuple(r) for r in built.completed]
+    _twin_matches_event_loop(stack(mech, cache=CacheConfig.from_profile(p)),
+                             OpenWorkload(reqs, name="large writes"))
 
 
 @pytest.mark.parametrize("model", ["atlas10k", "atlas_III"])
@@ -393,7 +396,6 @@ def test_large_writes_on_imported_drives_agree_with_and_without_the_event_loop(m
     from simcore.commands.validate import load_any
     from simcore.disk.access import Mechanism
     from simcore.drive.cache import CacheConfig
-    from simcore.engine import _feed_open, start
     from simcore.records import READ, WRITE, Request
     from simcore.stack import stack
     from simcore.workloads import OpenWorkload
@@ -409,11 +411,5 @@ def test_large_writes_on_imported_drives_agree_with_and_without_the_event_loop(m
         lba = lba if i % 3 == 1 else int(rng.integers(0, 10_000_000))
         reqs.append(Request(i, i * 40.0, op, lba, n))
         lba += n
-    wl = OpenWorkload(reqs, name="large writes")
-    stk = stack(mech, cache=CacheConfig.from_profile(p))
-    res = run(stk, wl)
-    assert res.meta["built"].drives[0]._open_served
-    built = start(stk)
-    built.env.process(_feed_open(built.env, built.top, wl.requests))
-    built.env.run()
-    assert [tuple(r) for r in res.records] == [tuple(r) for r in built.completed]
+    _twin_matches_event_loop(stack(mech, cache=CacheConfig.from_profile(p)),
+                             OpenWorkload(reqs, name="large writes"))

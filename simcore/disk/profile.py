@@ -275,7 +275,7 @@ class DiskProfile:
     taking each sector as soon as the media has freed room for it (DiskSim's "Hold bus entire
     write xfer" or "Never disconnect"). False: it disconnects when the segment is full and
     comes back only once the media has drained it to ``write_watermark`` (see
-    :func:`simcore.drive.cache.feed_write`)."""
+    :func:`simcore.drive.write_feed.feed_write`)."""
     write_watermark: float = 0.0
     """For a drive that does not hold the bus: the fraction of the segment (of the request, if
     smaller) that may still wait for the media when the drive reconnects for more of a

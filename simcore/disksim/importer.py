@@ -1228,7 +1228,7 @@ class _Context:
         if not hold_write:
             # DiskSim's drive gives up the bus when a write's data fills its segment and
             # comes back at the low water mark (disk_buffer_transfer_size,
-            # disk_request_needs_bus); see simcore.drive.cache.feed_write
+            # disk_request_needs_bus); see simcore.drive.write_feed.feed_write
             writes["hold_bus_writes"] = False
             if low > 0:
                 writes["write_watermark"] = min(1.0, low)
