@@ -88,3 +88,19 @@ def any_result(quick_result, full_result):
         return quick_result(name) if mode == "quick" else full_result(name)
 
     return get
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium driven by Playwright, one per test module (labharness holds its flags)."""
+    from labharness import ARGS, CHROMIUM
+
+    require(os.path.exists(CHROMIUM), "Debian's chromium is not installed (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        require(False, "playwright is not installed")
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield chromium
+        chromium.close()

@@ -29,7 +29,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from conftest import require
-from labharness import ARGS, CHROMIUM, LabPage, lab_server
+from labharness import LabPage, lab_server
 
 pytestmark = pytest.mark.browser
 
@@ -135,19 +135,6 @@ def binder(tmp_path_factory):
                "PATH": env["PATH"]}
     with lab_server(str(python), repo, work / "state", env=lab_env) as (base, token):
         yield base, token, repo
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require(os.path.exists(CHROMIUM), "Debian's chromium is not installed (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        require(False, "playwright is not installed")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def _errors(cells: list[dict]) -> list[str]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
 import re
 import threading
 from pathlib import Path
@@ -27,10 +26,6 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "test-artifacts" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run",
-        "--disable-dev-shm-usage"]
 
 
 def _pages() -> list[str]:
@@ -54,19 +49,6 @@ def server():
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require(os.path.exists(CHROMIUM), "Debian's chromium is not installed (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        require(False, "playwright is not installed")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def _open(browser, url):

@@ -23,8 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import require
-from labharness import ARGS, CHROMIUM, LabPage, lab_server
+from labharness import LabPage, lab_server
 
 pytestmark = pytest.mark.browser
 
@@ -222,19 +221,6 @@ WATCH = """(node) => {
   window.__obs.observe(node, {subtree: true, childList: true, attributes: true,
                               characterData: true});
 }"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require(os.path.exists(CHROMIUM), "Debian's chromium is not installed (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        require(False, "playwright is not installed")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
