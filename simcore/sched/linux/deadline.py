@@ -74,20 +74,9 @@ class Deadline(Elevator):
                 self.batching += self.fifo_batch  # a seek ends the batch
             if self.batching < self.fifo_batch:
                 return self._move(rq)
-        reads, writes = bool(self.fifo[READ_DIR]), bool(self.fifo[WRITE_DIR])
-        if reads:
-            d = READ_DIR
-            if writes:  # the kernel's `writes && starved++ >= writes_starved`
-                starved = self.starved
-                self.starved += 1
-                if starved >= self.writes_starved:
-                    d = WRITE_DIR
-        elif writes:
-            d = WRITE_DIR
-        else:
+        d = self._pick_direction()
+        if d is None:
             return None
-        if d == WRITE_DIR:
-            self.starved = 0
         if self._fifo_expired(d, now):
             self.batching = 0
             rq = next(iter(self.fifo[d].values()))
@@ -98,6 +87,27 @@ class Deadline(Elevator):
             self.batching = 0
             rq = self.sort[d].first()
         return self._move(rq)
+
+    def _pick_direction(self) -> int | None:
+        """Reads first, unless writes have been passed over ``writes_starved`` times.
+
+        The kernel's ``writes && starved++ >= writes_starved``; choosing writes resets the count.
+        """
+        reads, writes = bool(self.fifo[READ_DIR]), bool(self.fifo[WRITE_DIR])
+        if reads:
+            d = READ_DIR
+            if writes:
+                starved = self.starved
+                self.starved += 1
+                if starved >= self.writes_starved:
+                    d = WRITE_DIR
+        elif writes:
+            d = WRITE_DIR
+        else:
+            return None
+        if d == WRITE_DIR:
+            self.starved = 0
+        return d
 
     def _move(self, rq: Rq) -> Rq:
         d = rq.dir
@@ -131,20 +141,9 @@ class MqDeadline(Deadline):
         rq = self.next_rq[WRITE_DIR] or self.next_rq[READ_DIR]
         if rq is not None and self.batching < self.fifo_batch:
             return self._move(rq)  # contiguous or not: only the count ends a batch
-        reads, writes = bool(self.fifo[READ_DIR]), bool(self.fifo[WRITE_DIR])
-        if reads:
-            d = READ_DIR
-            if writes:
-                starved = self.starved
-                self.starved += 1
-                if starved >= self.writes_starved:
-                    d = WRITE_DIR
-        elif writes:
-            d = WRITE_DIR
-        else:
+        d = self._pick_direction()
+        if d is None:
             return None
-        if d == WRITE_DIR:
-            self.starved = 0
         expired = self._fifo_expired(d, now)
         if expired or self.next_rq[d] is None:
             rq = next(iter(self.fifo[d].values()))  # the earliest deadline
