@@ -242,38 +242,34 @@ def parse_I(text: str) -> dict:
     return out
 
 
+def _parsed(args: list[str], device: str, parse) -> dict:
+    """Run hdparm with ``args`` on ``device`` (read-only queries) and parse; hdparm's text as ``raw``."""
+    text = run(args, device)
+    out = parse(text)
+    out["raw"] = text
+    return out
+
+
 def timing(device: str, direct: bool = False, offset_gib: int | None = None) -> dict:
     """``hdparm -t`` (sequential reads for about 3 s); parsed, with hdparm's text as ``raw``."""
     args = ["-t"] + (["--direct"] if direct else []) + (
         ["--offset", str(int(offset_gib))] if offset_gib is not None else [])
-    text = run(args, device)
-    out = parse_t(text)
-    out["raw"] = text
-    return out
+    return _parsed(args, device, parse_t)
 
 
 def cached(device: str) -> dict:
     """``hdparm -T`` (reads from the page cache for about 2 s); parsed."""
-    text = run(["-T"], device)
-    out = parse_T(text)
-    out["raw"] = text
-    return out
+    return _parsed(["-T"], device, parse_T)
 
 
 def identify(device: str) -> dict:
     """``hdparm -I``; parsed (``supported: False`` for devices without ATA IDENTIFY)."""
-    text = run(["-I"], device)
-    out = parse_I(text)
-    out["raw"] = text
-    return out
+    return _parsed(["-I"], device, parse_I)
 
 
 def write_cache(device: str) -> dict:
     """``hdparm -W`` as a query (never sets it); parsed."""
-    text = run(["-W"], device)
-    out = parse_W(text)
-    out["raw"] = text
-    return out
+    return _parsed(["-W"], device, parse_W)
 
 
 def offset_sweep(device: str, offsets_gib: list[int] | None = None, points: int = 8,
