@@ -1108,6 +1108,13 @@ class _Context:
         if not enable:
             self.notes.append("DiskSim's buffer is not used as a cache (Enable caching in "
                               "buffer = 0): the cache size is 0.")
+        # "Immediate buffer read/write" set DiskSim 4.0's disk.immedread/immedwrite, which
+        # disk_check_hda_pending copies into disk.immed for the access it starts; with it,
+        # disk_buffer_seekdone asks mech_g1's dm_latency/dm_access_block for the first sector
+        # boundary under the head (the access taken as the target to the track's last
+        # sector), and disk_buffer_sector_done keeps the sectors of the request read before
+        # the target comes round (immedstart/immedend): zero-latency access on the request's
+        # run, as Mechanism does. Any nonzero value (0..2 accepted) means the same.
         firmware = {
             "zero_latency_reads": d.integer("Immediate buffer read", default=0, minimum=0) > 0,
             "zero_latency_writes": d.integer("Immediate buffer write", default=0,
