@@ -88,7 +88,13 @@ _MISSED = {
                 "15.691 ms, demerit 0.340 by its rms tool) are matched to the third decimal "
                 "when zero-latency reads are switched off, yet DiskSim's code reads on arrival "
                 "and the drive does too (on the 716 random reads it changes, the demerit is "
-                "0.62 ms with it and 1.13 without), so that is not adopted. Reads that follow "
+                "0.62 ms with it and 1.13 without), so that is not adopted. A likely reason "
+                "for the match: this model spares the last sector of every track (sparing "
+                "scheme 3), and in DiskSim 4.0's published source a zero-latency access whose "
+                "head lands in the slot before the spare starts at the spare, which maps to "
+                "no block and fails the assertion in disk_buffer_seekdone; our replay makes "
+                "79 such accesses, so a run that finished most likely had zero-latency reads "
+                "off. Without a DiskSim binary here that is not confirmed. Reads that follow "
                 "a read sequentially are 0.47 ms slower in the model (read-ahead stops at the "
                 "track's end, as DiskSim's scheme 1 does; the drive reads on)",
 }
