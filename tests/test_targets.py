@@ -187,3 +187,14 @@ def test_evaluate_reports_a_miss_without_raising():
     assert rows[0]["lo"] == pytest.approx(40.5) and rows[0]["hi"] == pytest.approx(49.5)
     with pytest.raises(KeyError, match="a.c"):
         tg.evaluate((tg.Target("a.c", "x", 1.0, tg.pm(1), src, note_bound=None),), {"a": {}})
+
+
+def test_a_reason_quotes_the_runs_own_numbers():
+    """``{key:spec}`` in a known deviation is filled from the result; a stale key fails."""
+    src = tg.Source("004", "§5.2", "004_multistream.md", 425, "±10%")
+    t = tg.Target("a.b", "x", 45.0, tg.rel(0.10), src, note_bound=tg.rel(0.10),
+                  known_deviation="{a.b:.1f} MB/s, {a.why} (seek {a.seek_ms:.2f} ms)")
+    rows = tg.evaluate((t,), {"a": {"b": 39.84, "why": "slow zones", "seek_ms": 5.759}})
+    assert rows[0]["known_deviation"] == "39.8 MB/s, slow zones (seek 5.76 ms)"
+    with pytest.raises(KeyError, match="known_deviation of target 'a.b'.*seek_ms"):
+        tg.evaluate((t,), {"a": {"b": 39.84, "why": "slow zones"}})

@@ -68,7 +68,8 @@ def test_self_generated_trace_has_zero_demerit(tiny, capsys):
     assert report["demerit_ms"] < 1e-5  # the trace rounds times to 1 ns
     assert report["demerit_pct"] < 1e-4
     assert report["simulated_mean_ms"] == pytest.approx(report["measured_mean_ms"], abs=1e-5)
-    assert set(report) == {"demerit_ms", "demerit_pct", "measured_mean_ms",
+    assert report["demerit_bucketed_ms"] < 0.01  # a time on a bucket's edge may cross it
+    assert set(report) == {"demerit_ms", "demerit_bucketed_ms", "demerit_pct", "measured_mean_ms",
                            "simulated_mean_ms", "measured_sd_ms", "simulated_sd_ms", "requests",
                            "reads", "writes", "disk", "firmware"}
     assert report["firmware"] is True
@@ -102,6 +103,42 @@ def test_demerit_steps_quantiles_like_disksim():
     # two points: the quantile curve of [0, 1] against [0, 2] differs by p at each step
     expect = np.sqrt(np.mean((np.arange(1, 10001) / 10000) ** 2))
     assert demerit([0.0, 1.0], [0.0, 2.0]) == pytest.approx(expect, rel=1e-12)
+
+
+
+def test_disksim_buckets_follow_its_statdefs():
+    """'Start 0 step 1 grow 1' (DiskSim's statdefs): 1 us wide to 100 us, then 1 % wider each."""
+    from simcore.metrics import disksim_bucket_starts
+
+    s = disksim_bucket_starts()
+    assert len(s) == 1750
+    assert list(s[:3]) == [0, 1, 2]
+    assert list(s[99:103]) == [99, 100, 102, 104]  # 100 + 1 + 100 // 100
+    assert (np.diff(s) > 0).all()
+    with pytest.raises(ValueError, match="step"):
+        disksim_bucket_starts(step=0)
+
+
+def test_bucketed_demerit_reads_the_printed_distributions_like_disksims_rms_tool():
+    """All at 1.0005 ms against all at 2.0 ms, by hand from the bucket starts.
+
+    1.0005 ms is 1000 us, in the bucket [995, 1005): the printed curve rises from (0.995, 0)
+    to (1.005, 1). 2.0 ms is in [1988, 2008). At quantile p the times are 0.995 + 0.010 p
+    and 1.988 + 0.020 p, so the demerit is the RMS of 0.993 + 0.010 p over p = 0.0001 .. 1.
+    """
+    from simcore.metrics import demerit, demerit_bucketed, disksim_printed_cdf
+
+    x, y = disksim_printed_cdf(np.full(10, 1.0005))
+    assert y[-1] == 1.0 and x[-1] == pytest.approx(1.005) and x[-2] == pytest.approx(0.995)
+    p = np.arange(1, 10001) / 10000
+    expect = np.sqrt(np.mean((0.993 + 0.010 * p) ** 2))
+    got = demerit_bucketed(np.full(10, 1.0005), np.full(7, 2.0))
+    assert got == pytest.approx(expect, rel=1e-9)
+    assert demerit(np.full(10, 1.0005), np.full(7, 2.0)) == pytest.approx(0.9995)
+    same = np.linspace(0.5, 30.0, 400)
+    assert demerit_bucketed(same, same) == 0.0
+    with pytest.raises(ValueError, match="negative"):
+        demerit_bucketed([-1.0], [1.0])
 
 
 def _perturbed(profile: Path, tmp_path: Path, old: str, new: str) -> Path:

@@ -20,6 +20,7 @@ reason in ``known_deviation``.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,7 +156,9 @@ class Target:
     note_bound: Bound | None
     #: why ``bound`` differs from ``note_bound`` (required when wider, or when the note has none)
     tolerance_reason: str | None = None
-    #: why the model misses this target (shown beside a miss); never a reason to widen
+    #: why the model misses this target (shown beside a miss); never a reason to widen.
+    #: ``{key}`` or ``{key:.3f}`` in it is filled from the result (a dotted key, as ``key``
+    #: above), so a number the reason quotes is the run's own, never typed by hand
     known_deviation: str | None = None
     #: measured only by the full run (quick mode reports it as not run)
     full_only: bool = False
@@ -174,6 +177,28 @@ def lookup(result: dict, key: str) -> Any:
             raise KeyError(f"target key '{key}': no '{part}' in the result")
         value = value[part]
     return value
+
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][\w.]*)(?::([^{}]*))?\}")
+
+
+def fill_from_result(text: str | None, result: dict, target_key: str = "") -> str | None:
+    """``text`` with each ``{dotted.key}`` or ``{dotted.key:spec}`` replaced by that result value.
+
+    A key the result lacks raises ``KeyError`` naming the target, so a reason cannot go on
+    quoting a number the experiment no longer computes.
+    """
+    if text is None:
+        return None
+
+    def value(m: re.Match) -> str:
+        try:
+            v = lookup(result, m.group(1))
+        except KeyError as e:
+            raise KeyError(f"known_deviation of target '{target_key}': {e.args[0]}") from None
+        return format(v, m.group(2) or "")
+
+    return _PLACEHOLDER.sub(value, text)
 
 
 def _plain(v: Any) -> Any:
@@ -204,7 +229,7 @@ def evaluate(targets: tuple[Target, ...] | list[Target], result: dict,
             "source": {"seed": t.source.seed, "where": t.source.where, "note": t.source.note,
                        "line": t.source.line, "quote": t.source.quote, "issue": t.source.issue,
                        "text": t.source.text()},
-            "known_deviation": t.known_deviation,
+            "known_deviation": fill_from_result(t.known_deviation, result, t.key),
         }
         if quick and t.full_only:
             row.update(simulated=None, met=None, status="not run")
