@@ -245,6 +245,109 @@ def test_a_write_stopping_mid_sector_waits_for_the_sector_after_the_overhead(ten
     assert w.media_end_ms == pytest.approx(end)
 
 
+@pytest.mark.parametrize("unless_hit", [False, True])
+def test_a_read_the_read_ahead_has_not_reached_is_a_miss_in_disksim(ten_ms_disk, unless_hit):
+    """DiskSim 4.0 counts a read as a hit on a segment only for the sectors it holds when
+    the read arrives (disk_buffer_select_read_segment, "Allow almost read hits" = 0): a
+    read of sectors its read-ahead has not reached is a miss that stops the read-ahead.
+    Read-ahead after a miss of LBA 0: sector k of track 0 is in at (k + 1) x 0.1 ms. At
+    5.03 (sector 50 under the head) a read of LBA 52, overhead 0.25: simcore's default
+    waits for the read-ahead, in at 5.3; DiskSim's miss has the head at 5.28, after sector
+    52 began (5.2): a turn later, 15.3. A read of 45-54 starts in the data read so far and
+    joins the read-ahead either way (disk_buffer_attempt_access_swap): in at 5.5."""
+    def started():
+        cache = SegmentCache(CacheConfig(256, 1, read_ahead="segment",
+                                         stop_read_ahead_unless_hit=unless_hit), ten_ms_disk)
+        head = HeadState(0, 0)
+        svc = cache.read(0, 1, 0.0, 0.0, head)
+        cache.read_done(svc, svc.media_end_ms, head)
+        return cache, head
+
+    cache, head = started()
+    assert cache.lookup(52, 1, 5.03) == ("miss" if unless_hit else "stream")
+    svc = cache.read(52, 1, 5.03, 5.28, head)
+    assert (svc.kind, svc.media_end_ms) == (("miss", pytest.approx(15.3)) if unless_hit
+                                            else ("stream", pytest.approx(5.3)))
+    if unless_hit:  # stopped at 5.03 with sectors 0-49 in; the miss took the one segment
+        assert cache.contents(1e9) == [(52, 53, False)]
+    cache, head = started()
+    svc = cache.read(45, 10, 5.03, 5.28, head)
+    assert (svc.kind, svc.media_end_ms) == ("stream", pytest.approx(5.5))
+
+
+@pytest.mark.parametrize("unless_hit", [False, True])
+def test_a_hit_on_another_segment_stops_the_read_ahead_in_disksim(ten_ms_disk, unless_hit):
+    """DiskSim 4.0's disk_activate_read stops a read-ahead for a full hit on another
+    segment (disk_buffer_stop_access). Two 128-sector segments. A miss of LBA 0 reads
+    ahead 1-99 (track 0) by 10.0. At 20.0 a miss of LBA 150 on surface 1: the head switch
+    ends at 20.5, and LBA 100 + j passes at 0.6 + 0.1 j (mod 10; the skew is 6 sectors), so
+    LBA 150 is in at 25.7 and its read-ahead brings LBA 150 + k at 25.7 + 0.1 k, to 199 by
+    30.6. A hit on LBA 10 at 26.03: DiskSim keeps what was read, 150-153; simcore's default
+    lets the read-ahead run to 199."""
+    cache = SegmentCache(CacheConfig(128, 2, read_ahead="track",
+                                     stop_read_ahead_unless_hit=unless_hit), ten_ms_disk)
+    head = HeadState(0, 0)
+    svc = cache.read(0, 1, 0.0, 0.0, head)
+    cache.read_done(svc, svc.media_end_ms, head)
+    svc = cache.read(150, 1, 20.0, 20.0, head)
+    assert svc.media_end_ms == pytest.approx(25.7)
+    cache.read_done(svc, svc.media_end_ms, head)
+    assert cache.stream.end_ms == pytest.approx(30.6)
+    hit = cache.read(10, 1, 26.03, 26.03, head)
+    assert hit.kind == "hit"
+    assert cache.contents(1e9) == [(0, 100, False), (150, 154 if unless_hit else 200, False)]
+    assert (cache.stream is None) is unless_hit
+
+
+@pytest.mark.parametrize("media_ms,end", [(None, 54.0), (52.15, 64.0)])
+def test_read_ahead_on_idle_hit_waits_for_the_read_miss_overhead(ten_ms_disk, media_ms, end):
+    """DiskSim 4.0 sets a read's overhead_done to its arrival plus the read *miss* overhead,
+    a hit's too (disk_read_arrive), and disk_check_hda seeks for the read-ahead of "Read-ahead
+    on idle hit" only then. A miss of LBA 0 reads ahead 1-20 (20 sectors at most). A hit on
+    15-19 at 52.05 reads on 21-39; LBA 21 passes 52.1-52.2. Started at the arrival it is in
+    by 52.2 and 39 by 54.0; started at 52.15 (a 0.1 ms miss overhead) it has missed LBA 21's
+    start: a turn later, 64.0."""
+    cache = SegmentCache(CacheConfig(64, 1, read_ahead="segment", max_read_ahead_kib=10,
+                                     read_ahead_on_hit=True), ten_ms_disk)
+    head = HeadState(0, 0)
+    svc = cache.read(0, 1, 0.0, 0.0, head)
+    cache.read_done(svc, svc.media_end_ms, head)
+    assert cache.stream.end_ms == pytest.approx(2.1)
+    hit = cache.read(15, 5, 52.05, 52.05, head, media_ms=media_ms)
+    assert hit.kind == "hit" and cache.stream.stop_lba == 40
+    assert cache.stream.end_ms == pytest.approx(end)
+
+
+@pytest.mark.parametrize("adds,end", [(False, 52.5), (True, 62.5)])
+def test_a_stop_before_the_read_ahead_began_counts_its_wait_from_the_stop(ten_ms_disk, adds,
+                                                                          end):
+    """The read-ahead of an idle hit at 52.05 is planned from 52.15 (the miss overhead).
+    Stopped at 52.10 the head is free at 52.15, when it would have begun (DiskSim has the
+    read-ahead's seek event queued already and waits for it, disk_buffer_stopable_access:
+    no move here), a wait of 0.05 ms counted from the stop, and nothing of 21-39 was read.
+    A read of LBA 24 (52.4-52.5), not read yet, so a miss (DiskSim's hit test), arriving
+    then, its overhead done at 52.37: the larger of
+    the two frees the head at 52.37, in time (52.5); DiskSim's sum, 52.37 + 0.05 = 52.42,
+    a turn later (62.5)."""
+    def started():
+        cache = SegmentCache(CacheConfig(64, 1, read_ahead="segment", max_read_ahead_kib=10,
+                                         read_ahead_on_hit=True, stop_adds_to_overhead=adds,
+                                         stop_read_ahead_unless_hit=True), ten_ms_disk)
+        head = HeadState(0, 0)
+        svc = cache.read(0, 1, 0.0, 0.0, head)
+        cache.read_done(svc, svc.media_end_ms, head)
+        cache.read(15, 5, 52.05, 52.05, head, media_ms=52.15)
+        return cache, head
+
+    cache, head = started()
+    assert cache.stop(52.10, head) == pytest.approx(52.15)
+    assert cache.stop_wait == pytest.approx(0.05)
+    assert cache.contents(1e9) == [(0, 21, False)]
+    cache, head = started()
+    miss = cache.read(24, 1, 52.10, 52.37, head)
+    assert (miss.kind, miss.media_end_ms) == ("miss", pytest.approx(end))
+
+
 def test_a_write_after_the_read_ahead_ended_waits_only_its_overhead(ten_ms_disk):
     """Nothing to stop (the read-ahead of 1..99 ended at 10.0): the sum is the overhead
     alone and a write of LBA 3 (sector 3 passes 10.3-10.4) arriving at 10.0 with an

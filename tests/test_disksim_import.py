@@ -671,5 +671,6 @@ def test_stop_prefetch_in_sector_of_the_validated_models(model, in_sector):
     imp = import_disksim(MODELS / f"{model}.parv")
     prof = profile_from_dict(tomllib.loads(imp.toml), model)
     assert prof.cache.stop_in_sector is in_sector and prof.cache.stop_adds_to_overhead
+    assert not prof.cache.stop_read_ahead_unless_hit  # DiskSim's hit test: not imported yet
     assert not any("Stop prefetch" in w for w in imp.warnings)
 

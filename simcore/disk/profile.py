@@ -196,6 +196,12 @@ class CacheSpec:
     sector) comes after the command overhead instead of overlapping it, as DiskSim 4.0's
     controller charges it (set for every imported DiskSim model; see
     :class:`simcore.drive.cache.CacheConfig`)."""
+    stop_read_ahead_unless_hit: bool = False
+    """True: a running read-ahead goes on only for a read that finds its data among the
+    sectors the read-ahead has already read; a read of sectors it has not reached yet is a
+    miss, and a hit on another segment stops it too (DiskSim 4.0; see
+    :class:`simcore.drive.cache.CacheConfig`). False: a read of sectors the read-ahead will
+    reach waits for them."""
     write_fill_sectors: int = 0
     """Above 0: the media part of a write starts only once ``min(n, write_fill_sectors)``
     of its ``n`` sectors are in the buffer, or ``write_fill_large_sectors`` of them when

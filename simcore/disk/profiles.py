@@ -45,7 +45,7 @@ _CACHE = {"size_kib", "segments", "read_ahead", "max_read_ahead_kib", "write_bac
           "read_ahead_over_requested", "read_ahead_on_hit", "write_fill_sectors",
           "write_fill_large_from", "write_fill_large_sectors", "write_prebuffering",
           "preempt_destage", "separate_write_segment", "stop_in_sector",
-          "stop_adds_to_overhead"}
+          "stop_adds_to_overhead", "stop_read_ahead_unless_hit"}
 
 _INTERFACE = {"name", "rate_mb_s", "write_rate_mb_s", "read_watermark", "hold_bus_writes",
               "write_watermark"}
@@ -147,7 +147,7 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
         for flag in ("write_back", "adaptive", "read_hits_on_write_data",
                      "read_ahead_over_requested", "read_ahead_on_hit", "read_any_free",
                      "write_prebuffering", "preempt_destage", "separate_write_segment",
-                     "stop_in_sector", "stop_adds_to_overhead"):
+                     "stop_in_sector", "stop_adds_to_overhead", "stop_read_ahead_unless_hit"):
 
             if not isinstance(c.get(flag, False), bool):
                 raise ProfileError(path, f"firmware.cache.{flag}",
@@ -171,6 +171,7 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
             read_any_free=bool(c.get("read_any_free", False)),
             stop_in_sector=bool(c.get("stop_in_sector", True)),
             stop_adds_to_overhead=bool(c.get("stop_adds_to_overhead", False)),
+            stop_read_ahead_unless_hit=bool(c.get("stop_read_ahead_unless_hit", False)),
             write_fill_sectors=v.integer(c, "write_fill_sectors", "firmware.cache", minimum=0,
                                          default=0),
             write_fill_large_from=v.integer(c, "write_fill_large_from", "firmware.cache",

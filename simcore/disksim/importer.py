@@ -1099,6 +1099,10 @@ class _Context:
             # disk_check_hda starts the next command's seek after its overhead plus what
             # the stop waited (the sum of the two delays, not the larger)
             cache["stop_adds_to_overhead"] = True
+            # not set (yet): DiskSim's hit test, CacheConfig.stop_read_ahead_unless_hit, makes
+            # a read arriving where a running read-ahead has got to a miss that stops it and
+            # loses a turn; on the bundled profiles' fast interfaces every read of a
+            # back-to-back sequential stream would (issue 14 notes)
 
         if extra_disc and not d.integer("Never disconnect", default=0, minimum=0):
             # DiskSim 4.0 lets the head write a request of such a drive only once

@@ -190,7 +190,27 @@ class CacheConfig:
     the knob simcore overlaps the two: a read miss stops the read-ahead on arrival and
     takes the larger of the two, a write stops it when its overhead ends (the read-ahead
     runs on meanwhile) and waits from there. The importer sets it for every DiskSim model
-    with a read-ahead.
+    with a read-ahead. With it a stop before the read-ahead's first seek has begun (a
+    read-ahead on idle hit waits for the command overhead) waits for that seek's end, as for
+    a seek under way: DiskSim has its end event already queued and recomputes it
+    (``disk_buffer_stopable_access``).
+
+    ``stop_read_ahead_unless_hit``: whether a running read-ahead goes on only for a read
+    that hits the data it has read so far. DiskSim 4.0 (all ten validated models have
+    "Allow almost read hits" = 0) decides a read's hit on its arrival from what each
+    segment holds then (``disk_buffer_select_read_segment``: a segment serves LBAs from its
+    start up to, not including, its ``endblkno``, the next sector its read-ahead will
+    read): a read of sectors the read-ahead has not reached yet is no hit on that segment
+    but a miss, which stops the read-ahead and seeks (``disk_activate_read`` calls
+    ``disk_buffer_stop_access`` for a ``BUFFER_NOMATCH``), and a hit on another segment
+    stops it too (``disk_buffer_stopable_access`` lets it, ``disk_activate_read`` stops an
+    access of a segment that is not the request's). Only a read starting in the data read
+    so far joins the read-ahead (``disk_buffer_attempt_access_swap``). Without the knob
+    (simcore's default) a read of sectors the read-ahead will reach waits for them, and a
+    hit elsewhere leaves it running. The importer does not set it yet: with it, every read of
+    a back-to-back sequential stream on a fast interface arrives where the read-ahead has
+    got to and loses a turn (DiskSim's "Allow almost read hits" = 1 would spare the first
+    such sector only).
 
     """
 
@@ -210,6 +230,7 @@ class CacheConfig:
     preemptible: bool = True
     stop_in_sector: bool = True
     stop_adds_to_overhead: bool = False
+    stop_read_ahead_unless_hit: bool = False
     refill: bool = False
     stream_window: int = 64
     destage: str = "lru"
@@ -271,6 +292,7 @@ class CacheConfig:
                    read_any_free=c.read_any_free,
                    stop_in_sector=c.stop_in_sector,
                    stop_adds_to_overhead=c.stop_adds_to_overhead,
+                   stop_read_ahead_unless_hit=c.stop_read_ahead_unless_hit,
                    write_fill_sectors=c.write_fill_sectors,
                    write_fill_large_from=c.write_fill_large_from,
                    write_fill_large_sectors=c.write_fill_large_sectors,
@@ -319,8 +341,8 @@ class _Stream:
     stopped by the next command or end untouched: :meth:`SegmentCache.stop` counts what
     they read from the track plan's numbers)."""
 
-    __slots__ = ("_done", "_pieces", "end_ms", "head0", "kind", "lba", "min_until", "seg",
-                 "start0", "track")
+    __slots__ = ("_done", "_pieces", "asked_ms", "end_ms", "head0", "kind", "lba", "min_until",
+                 "seg", "start0", "track")
 
     def __init__(self, kind: str, seg: Segment, lba: int, plan: Plan | TrackPlan,
                  head0: tuple[int, int], min_until: float):
@@ -336,6 +358,7 @@ class _Stream:
         self.head0 = head0
         self.min_until = min_until
         self.start0 = seg.start  # the segment's start before this stream (the ring's floor)
+        self.asked_ms: float | None = None  # decided before its start (a delayed read-ahead)
 
     def _unfold(self) -> None:
         plan = self.track.plan()
@@ -701,7 +724,11 @@ class SegmentCache:
         prefetch in sector" = 1), the head is free at once; without it, at the end of the
         sector passing under it, or, while the head waits for its first sector on a track,
         when that sector begins (:func:`sector_end`). Either way the segment keeps only
-        the sectors read whole by ``t``: DiskSim drops the sector in progress.
+        the sectors read whole by ``t``: DiskSim drops the sector in progress. A read-ahead
+        decided before it starts (``asked_ms``: a read-ahead on idle hit waits for the
+        command overhead) and stopped before then frees the head at its start, or at the
+        end of its first seek when it has one (as DiskSim, whose seek event is queued from
+        the decision on), the wait counted from the stop.
         """
         s = self.stream
         self.stop_wait = 0.0
@@ -730,6 +757,8 @@ class SegmentCache:
                 on = None
                 break
             on = p
+        if s.asked_ms is not None and t < base:
+            on = None  # stopped before it began: its (queued) seek is all there is to wait for
         if track is not None:
             got = track.done_by(free)
             n = track.count
@@ -738,7 +767,15 @@ class SegmentCache:
             n = len(s.done)
         if on is not None and s.kind == "read" and not self.config.stop_in_sector:
             free = sector_end(on, free)
-        self.stop_wait = free - base if s.kind == "read" else 0.0
+        if s.kind == "read":
+            # DiskSim counts the stop's wait from the stop (disk_seek_stoptime - simtime):
+            # before a delayed read-ahead's start too, whose seek event is queued already
+            # and whose end the stop waits for (disk_buffer_stopable_access); after a
+            # minimum read-ahead, from its end (the command takes the head only then)
+            origin = max(t, s.asked_ms) if s.asked_ms is not None and t < base else base
+            self.stop_wait = free - origin
+        else:
+            self.stop_wait = 0.0
         if s.kind == "read":
             s.seg.end = s.lba + got
             if self.config.read_ahead_over_requested:  # the ring pushed out only what was read
@@ -752,9 +789,10 @@ class SegmentCache:
 
     def _start_read_ahead(self, seg: Segment, x: int, t: float, head: HeadState,
                           consumed: int | None = None, limit: int | None = None,
-                          req_start: int | None = None) -> None:
+                          req_start: int | None = None, asked_ms: float | None = None) -> None:
         """Read ahead from ``x``; the host has taken the data up to ``consumed`` (default ``x``).
-        ``req_start``: the first LBA of the request this read-ahead follows."""
+        ``req_start``: the first LBA of the request this read-ahead follows. ``asked_ms``:
+        when the read-ahead was decided, if it starts later, at ``t`` (see :meth:`stop`)."""
         ahead = self.config.read_ahead == "track-ahead"  # not bounded by the segment size
         if limit is None:
             ra = self._read_ahead(x, seg.owner_start if req_start is not None else seg.start,
@@ -788,6 +826,8 @@ class SegmentCache:
             plan = self.mech.plan(x, ra, False, t, head)
             min_until = float(plan.done_ms[mn - 1]) if mn else t
         self.stream = _Stream("read", seg, x, plan, head0, min_until)
+        if asked_ms is not None and asked_ms < t and not mn:
+            self.stream.asked_ms = asked_ms
         seg.end = x + ra
         seg.start = max(seg.start, seg.end - self.cap)
         head.cylinder, head.surface = plan.cylinder, plan.surface
@@ -831,7 +871,9 @@ class SegmentCache:
             if s is not None and s.seg is seg and s.kind == "read":
                 if lba + n <= ve:
                     return "hit", seg, n
-                return "stream", seg, max(0, ve - lba)
+                if lba < ve or not self.config.stop_read_ahead_unless_hit:
+                    return "stream", seg, max(0, ve - lba)
+                continue  # not read yet: no hit here (DiskSim's BUFFER_NOMATCH)
             if lba + n <= ve and lba < ve:
                 return "hit", seg, n
             # its head is here, or (clean data) the request goes on where this ends
@@ -841,12 +883,17 @@ class SegmentCache:
 
     def read(self, lba: int, sectors: int, now: float, ready_ms: float,
              head: HeadState, found: tuple[str, Segment | None, int] | None = None,
-             data_ms: float | None = None) -> ReadService:
+             data_ms: float | None = None, media_ms: float | None = None) -> ReadService:
         """Serve a read arriving at ``now``; data can leave the buffer from ``ready_ms``, and
         the media may start then. ``data_ms``: when the already buffered head of a partial
         hit may leave instead (the drive's read hit set-up; default ``ready_ms``).
         ``found``: what :meth:`find` said for this read at ``now``, nothing having
-        changed since (used unless writes must first reach the platter)."""
+        changed since (used unless writes must first reach the platter).
+        ``media_ms``: when media work a full hit starts may begin (default ``now``).
+        DiskSim 4.0 sets every read's ``overhead_done`` to its arrival plus the read
+        *miss* overhead (``disk_read_arrive``), a hit's too, and ``disk_check_hda`` starts
+        any seek of the command only then: the read-ahead of "Read-ahead on idle hit"
+        (``read_ahead_on_hit``) begins there, not at the arrival."""
         self._note_stream(lba, sectors)
         self.stats["reads"] += 1
         if not self.config.preempt_destage:
@@ -871,6 +918,16 @@ class SegmentCache:
             self.stats["hits"] += 1
             seg.last_used = self._tick
             s = self.stream
+            t_media = now if media_ms is None else media_ms
+            if (self.config.stop_read_ahead_unless_hit and s is not None and s.kind == "read"
+                    and s.seg is not seg):
+                # DiskSim: a hit on another segment stops the read-ahead (its own media
+                # work, if any, starts after the overhead plus the stop's wait)
+                self.stop(now, head)
+                self.stats["read_ahead_stopped_by_hit"] += 1
+                if self.config.stop_adds_to_overhead:
+                    t_media += self.stop_wait
+                s = None
             if s is not None and s.seg is seg and s.kind == "read":
                 self._extend(s, lba + sectors, now, head, lba)
             elif (self.config.refill and s is None and not seg.dirty
@@ -884,7 +941,8 @@ class SegmentCache:
                 end = lba + sectors
                 want = end + self._read_ahead(end, seg.start, lba) - seg.end
                 if want > 0:
-                    self._start_read_ahead(seg, seg.end, now, head, consumed=end, limit=want)
+                    self._start_read_ahead(seg, seg.end, t_media, head, consumed=end,
+                                           limit=want, asked_ms=now)
             ready = np.full(sectors, ready_ms)
             return ReadService("hit", ready, 0.0, 0.0, 0.0, ready_ms, seg)
         if kind == "stream":

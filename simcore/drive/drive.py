@@ -626,7 +626,8 @@ class Drive:
             o = self._ov
             # _serve_read: a partial hit's buffered head goes after the read hit set-up
             data = t + o.read_hit(aw) + o.data_prep_ms if kind == "partial" else None
-            svc = cache.read(req.lba, n, t, t + ov, head, found, data_ms=data)
+            svc = cache.read(req.lba, n, t, t + ov, head, found, data_ms=data,
+                             media_ms=t + o.read_miss(aw))
             start_ms = self._read_data_start(svc, t + ov, aw) if data is None else data
             # _dma_burst
             b = self._bus_ms
@@ -704,7 +705,9 @@ class Drive:
         # a partial hit's buffered head goes after the read hit set-up, while the media part
         # waits for the miss set-up (DiskSim with "Immed transfer partial hit")
         data = t + o.read_hit(aw) + o.data_prep_ms if kind == "partial" else None
-        svc = cache.read(req.lba, n, t, t + ov, self.head, found, data_ms=data)
+        # (the head moves for it only after the read miss set-up, a hit's read-ahead too)
+        svc = cache.read(req.lba, n, t, t + ov, self.head, found, data_ms=data,
+                         media_ms=t + o.read_miss(aw))
         self._trace_plan(svc.plan)
         start = self._read_data_start(svc, t + ov, aw) if data is None else data
         # only a miss waits for the read water mark: the drive disconnected and reconnects
