@@ -366,6 +366,13 @@ class _Stream:
             self._unfold()
         self._pieces = value
 
+    def done_by(self, t: float) -> int:
+        """How many of the stream's sectors are done at ``t`` (what
+        ``np.searchsorted(done, t, "right")`` gives), without unfolding a track plan."""
+        if self.track is not None:
+            return self.track.done_by(t)
+        return int(self._done.searchsorted(t, side="right"))
+
     @property
     def stop_lba(self) -> int:
         return self.lba + (self.track.count if self.track is not None else len(self._done))
@@ -489,9 +496,11 @@ class SegmentCache:
         return len(set(self._recent))
 
     def _valid_end(self, seg: Segment, t: float) -> int:
+        """One past the last LBA ``seg`` holds at ``t``: a read-ahead running into it has
+        read up to there (counted from its track plan's numbers while it has no arrays)."""
         s = self.stream
         if s is not None and s.seg is seg and s.kind == "read" and t < s.end_ms:
-            return s.lba + int(s.done.searchsorted(t, side="right"))
+            return s.lba + s.done_by(t)
         return seg.end
 
     def _live_start(self, seg: Segment, t: float) -> int:
@@ -730,12 +739,8 @@ class SegmentCache:
                 on = None
                 break
             on = p
-        if track is not None:
-            got = track.done_by(free)
-            n = track.count
-        else:
-            got = int(s.done.searchsorted(free, side="right"))
-            n = len(s.done)
+        got = s.done_by(free)
+        n = s.stop_lba - s.lba
         if on is not None and s.kind == "read" and not self.config.stop_in_sector:
             free = sector_end(on, free)
         self.stop_wait = free - base if s.kind == "read" else 0.0
