@@ -189,9 +189,10 @@ class Layout:
             self._cyl_zone.extend([zm.index] * zone.cylinders)
         self.cylinders = len(self._cyl_zone)
         self.simple = all(zm.simple for zm in self._zones)
-        # the last straight track a piece was found on (a cache's read-ahead asks about the
-        # track its miss just read): (its first LBA, one past its last LBA in the zone,
-        # cylinder, surface, physical sector of the first LBA, sectors per track)
+        # the last straight track a piece was found on (a cache's read-ahead and pre-read ask
+        # about the track its miss just read: track_end, track_extent and lba_at answer from
+        # it): (its first LBA, one past its last LBA in the zone, cylinder, surface, physical
+        # sector of the first LBA, sectors per track)
         self._track: tuple[int, int, int, int, int, int] = (0, 0, 0, 0, 0, 1)
 
     # -- zones -------------------------------------------------------------
@@ -242,6 +243,12 @@ class Layout:
         """The LBA stored at a physical sector, or None for a spare or slipped sector."""
         if not 0 <= cylinder < self.cylinders or not 0 <= surface < self.surfaces:
             return None
+        first, end, cyl, surf, offset, spt = self._track
+        if cylinder == cyl and surface == surf and first < end:  # the last straight track
+            if not 0 <= sector < spt:
+                return None
+            lba = first + (sector - offset) % spt
+            return lba if lba < end else None
         zi = self._cyl_zone[cylinder]
         if zi < 0:
             return None
@@ -263,6 +270,9 @@ class Layout:
     def track_extent(self, lba: int) -> tuple[int, int]:
         """First LBA of the track holding ``lba`` and how many LBAs that track holds."""
         self._check(lba)
+        first, end = self._track[:2]
+        if first <= lba < end:  # on the last straight track found
+            return first, end - first
         zm, slot = self._zone_slot(lba)
         track = slot // zm.spt
         lo, hi = track * zm.spt, (track + 1) * zm.spt
