@@ -67,6 +67,7 @@ class _ZoneMap:
         "first_offset",
         "full_groups",
         "group",
+        "group_slip_floor",
         "group_slips",
         "index",
         "irregular",
@@ -104,6 +105,10 @@ class _ZoneMap:
             g, within = divmod(s, self.group)
             groups.setdefault(g, []).append(within)
         self.group_slips = {g: tuple(v) for g, v in groups.items()}
+        # the i-th slip of a group, less the i slips before it: the good slots before it
+        # (non-decreasing, so slot_of finds how many slips a slot passes by bisection)
+        self.group_slip_floor = {g: tuple(s - i for i, s in enumerate(v))
+                                 for g, v in self.group_slips.items()}
         if self.group == slots:  # whole-zone sparing: slips beyond the spares shorten the zone
             good = slots - max(zone.spares, len(self.slips))
         else:
@@ -133,11 +138,9 @@ class _ZoneMap:
     def slot_of(self, rel: int) -> int:
         """Physical slot (zone-relative, mapping order) of zone-relative LBA ``rel``."""
         g, slot = divmod(rel + self.dead, self.usable)
-        for s in self.group_slips.get(g, ()):
-            if s <= slot:
-                slot += 1
-            else:
-                break
+        floor = self.group_slip_floor.get(g)
+        if floor:  # the slot-th good slot is past every slip with at most slot good before it
+            slot += bisect_right(floor, slot)
         slot += g * self.group
         return self.moved_to.get(slot, slot) if self.moved_to else slot
 
