@@ -119,7 +119,8 @@ def test_map_round_trips_every_sector(zones, surfaces, mapping, data):
 def test_answers_from_the_last_track_found_equal_the_full_map(zones, surfaces, mapping, data):
     """``lba_at``, ``track_extent`` and ``track_end`` answer from the last straight track a
     piece was found on (a cache asks them about the track its miss just read): the same
-    answers as a layout that never found a piece, on every sector of that track."""
+    answers as a layout that never found a piece, on every sector of that track; so does
+    the straight track itself."""
     spec, c0 = [], 0
     for ncyl, spt, ts, cs, spares in zones:
         slots = ncyl * surfaces * spt
@@ -130,6 +131,7 @@ def test_answers_from_the_last_track_found_equal_the_full_map(zones, surfaces, m
         c0 += ncyl
     prof = small_disk(spec, surfaces=surfaces, mapping=mapping)
     layout, fresh = Layout(prof), Layout(prof)  # ``fresh`` never finds a piece
+    straight = 0
     for lba in range(layout.capacity):
         piece = layout.first_piece(lba, 1)
         for k in range(-1, piece.sectors_per_track + 1):
@@ -138,6 +140,15 @@ def test_answers_from_the_last_track_found_equal_the_full_map(zones, surfaces, m
             if got is not None:
                 assert layout.track_extent(got) == fresh.track_extent(got)
                 assert layout.track_end(got) == fresh.track_end(got)
+        track = layout.straight_track(lba)  # a straight track: one run of LBAs
+        if track is not None:
+            first, count = fresh.track_extent(lba)
+            assert (track.first, track.end) == (first, first + count) == (
+                first, fresh.track_end(first))
+            for k in range(track.spt):
+                assert track.lba_at(k) == fresh.lba_at(track.cylinder, track.surface, k)
+            straight += 1
+    assert straight > 0 or not layout.simple
 
 
 def _spt_of_cylinder(spec, cyl):

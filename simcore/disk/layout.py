@@ -48,6 +48,27 @@ class TrackPiece(NamedTuple):
     sectors_per_track: int
 
 
+class StraightTrack(NamedTuple):
+    """A track whose slots, from its first, hold one run of consecutive LBAs ``[first, end)``
+    (no slip, spare or remapped sector among them; the run may stop at the zone's end)."""
+
+    first: int
+    end: int
+    cylinder: int
+    surface: int
+    offset: int  # physical sector of ``first``
+    spt: int
+
+    def lba_at(self, sector: int) -> int | None:
+        """The LBA at physical ``sector`` (0 <= sector < spt) of this track, or None past the
+        run's end."""
+        lba = self.first + (sector - self.offset) % self.spt
+        return lba if lba < self.end else None
+
+
+_NO_TRACK = StraightTrack(0, 0, 0, 0, 0, 1)
+
+
 class _ZoneMap:
     """One zone's precomputed numbers; the hot path reads these attributes.
 
@@ -193,10 +214,9 @@ class Layout:
         self.cylinders = len(self._cyl_zone)
         self.simple = all(zm.simple for zm in self._zones)
         # the last straight track a piece was found on (a cache's read-ahead and pre-read ask
-        # about the track its miss just read: track_end, track_extent and lba_at answer from
-        # it): (its first LBA, one past its last LBA in the zone, cylinder, surface, physical
-        # sector of the first LBA, sectors per track)
-        self._track: tuple[int, int, int, int, int, int] = (0, 0, 0, 0, 0, 1)
+        # about the track its miss just read: track_end, track_extent, lba_at and
+        # straight_track answer from it)
+        self._track = _NO_TRACK
 
     # -- zones -------------------------------------------------------------
     @property
@@ -350,6 +370,18 @@ class Layout:
         on_track = (end_rel - rel + 1) if end_rel is not None else 1
         return lba + min(on_track, in_zone)
 
+    def straight_track(self, lba: int) -> StraightTrack | None:
+        """The track holding ``lba`` if it is straight (its LBAs one run from its first slot),
+        else None. Found once per track: the last one found is kept."""
+        self._check(lba)
+        track = self._track
+        if not track.first <= lba < track.end:
+            self._piece_at(lba, 1)
+            track = self._track
+            if not track.first <= lba < track.end:
+                return None
+        return track
+
     def _piece_at(self, lba: int, remaining: int) -> TrackPiece:
         first, end, cyl, surface, offset, spt = self._track
         if first <= lba < end:  # on the last straight track found: the same numbers, shorter
@@ -375,6 +407,7 @@ class Layout:
         last_slot = slot + count - 1 if straight else zm.slot_of(rel + count - 1)
         cyl, surface, offset = zm.track_geometry(track)
         if straight:  # every slot of the track up to the zone's end holds the next LBA
-            self._track = (lba - k, min(lba - k + zm.spt, zm.first_lba + zm.lba_count), cyl,
-                           surface, offset, zm.spt)
+            self._track = StraightTrack(lba - k, min(lba - k + zm.spt,
+                                                     zm.first_lba + zm.lba_count),
+                                        cyl, surface, offset, zm.spt)
         return TrackPiece(cyl, surface, (offset + k) % zm.spt, last_slot - slot + 1, count, zm.spt)

@@ -968,13 +968,22 @@ class SegmentCache:
         if spt <= 0:
             return lba
         sector = math.ceil(self.mech.angle_at(p.move_end_ms) * spt - 1e-9) % spt
-        landing = self.layout.lba_at(p.cylinder, p.surface, sector)
-        if landing is None or landing == lba or self._track_end(landing) != self._track_end(lba):
-            return lba
+        track = self.layout.straight_track(lba)  # (``p`` is on ``lba``'s track)
+        if track is not None and track.spt == spt:  # one run of LBAs: the same answers
+            landing = track.lba_at(sector)
+            if landing is None or landing == lba:
+                return lba
+            first = track.first
+        else:
+            landing = self.layout.lba_at(p.cylinder, p.surface, sector)
+            if (landing is None or landing == lba
+                    or self._track_end(landing) != self._track_end(lba)):
+                return lba
+            first = None
         if landing > lba:
             if not wrap:
                 return lba
-            landing = self.layout.track_extent(lba)[0]
+            landing = self.layout.track_extent(lba)[0] if first is None else first
         self.stats["pre_read_sectors"] += lba - landing
         return max(landing, lba - self.cap)
 
