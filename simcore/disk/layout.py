@@ -66,7 +66,7 @@ class StraightTrack(NamedTuple):
         return lba if lba < self.end else None
 
 
-_NO_TRACK = StraightTrack(0, 0, 0, 0, 0, 1)
+_NO_TRACK = (0, 0, 0, 0, 0, 1)  # no straight track found yet
 
 
 class _ZoneMap:
@@ -216,7 +216,7 @@ class Layout:
         # the last straight track a piece was found on (a cache's read-ahead and pre-read ask
         # about the track its miss just read: track_end, track_extent, lba_at and
         # straight_track answer from it)
-        self._track = _NO_TRACK
+        self._track: tuple[int, int, int, int, int, int] = _NO_TRACK  # a StraightTrack's fields
 
     # -- zones -------------------------------------------------------------
     @property
@@ -374,13 +374,11 @@ class Layout:
         """The track holding ``lba`` if it is straight (its LBAs one run from its first slot),
         else None. Found once per track: the last one found is kept."""
         self._check(lba)
-        track = self._track
-        if not track.first <= lba < track.end:
+        if not self._track[0] <= lba < self._track[1]:
             self._piece_at(lba, 1)
-            track = self._track
-            if not track.first <= lba < track.end:
+            if not self._track[0] <= lba < self._track[1]:
                 return None
-        return track
+        return StraightTrack(*self._track)
 
     def _piece_at(self, lba: int, remaining: int) -> TrackPiece:
         first, end, cyl, surface, offset, spt = self._track
@@ -407,7 +405,6 @@ class Layout:
         last_slot = slot + count - 1 if straight else zm.slot_of(rel + count - 1)
         cyl, surface, offset = zm.track_geometry(track)
         if straight:  # every slot of the track up to the zone's end holds the next LBA
-            self._track = StraightTrack(lba - k, min(lba - k + zm.spt,
-                                                     zm.first_lba + zm.lba_count),
-                                        cyl, surface, offset, zm.spt)
+            self._track = (lba - k, min(lba - k + zm.spt, zm.first_lba + zm.lba_count), cyl,
+                           surface, offset, zm.spt)
         return TrackPiece(cyl, surface, (offset + k) % zm.spt, last_slot - slot + 1, count, zm.spt)
