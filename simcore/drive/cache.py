@@ -129,6 +129,8 @@ __all__ = ["CLEAN", "FLUSH", "POLICIES", "CacheConfig", "ReadService", "Segment"
            "WriteFeed", "WriteService", "feed_write", "fill_before_write", "respect_arrivals",
            "sector_end", "write_watermark_sectors"]
 
+_NO_ARRIVALS = np.empty(0)  # a segment's arrival times when none are kept (shared, never
+_NO_ARRIVALS.flags.writeable = False  # written: the arrays are replaced, not filled)
 CLEAN = 1 << 62  # ``Segment.dirty_from`` of a segment with nothing left to write
 FLUSH = "F"  # a request op: write every dirty sector to the platter (ATA FLUSH CACHE)
 POLICIES = ("none", "track", "cylinder", "segment", "zero", "on-arrival", "track-ahead")
@@ -299,7 +301,7 @@ class Segment:
         self.dirty_from = CLEAN
         self.last_used = -1
         self.arrive0 = 0
-        self.arrive: np.ndarray = np.empty(0)
+        self.arrive: np.ndarray = _NO_ARRIVALS
         self.written = False  # holds data the host wrote (not read from the platter)
 
     @property
@@ -420,17 +422,49 @@ def sector_end(p: PlanPiece | TrackPlan, t: float) -> float:
     return min(r + k * p.sector_ms, p.end_ms)
 
 
-class ReadService(NamedTuple):
-    """What a read gets from the cache: when each sector is in the buffer, and the media cost."""
+class ReadService:
+    """What a read gets from the cache: when each sector is in the buffer, and the media cost.
 
-    kind: str
-    ready_ms: np.ndarray
-    seek_ms: float
-    rotation_ms: float
-    transfer_ms: float
-    media_end_ms: float
-    segment: Segment
-    plan: Plan | TrackPlan | None = None  # a miss's media access (TrackPlan: on one track)
+    ``ready_ms`` (an array) is when each sector is in the buffer. A miss read from the media
+    on one track keeps only its :class:`~simcore.access.TrackPlan`, whose sector times these
+    are, and makes the array when asked; :meth:`ready_list` gives the same times as Python
+    floats without it (all the buffered drive's burst needs)."""
+
+    __slots__ = ("_ready", "kind", "media_end_ms", "plan", "rotation_ms", "seek_ms", "segment",
+                 "transfer_ms")
+
+    def __init__(self, kind: str, ready_ms: np.ndarray | TrackPlan, seek_ms: float,
+                 rotation_ms: float, transfer_ms: float, media_end_ms: float, segment: Segment,
+                 plan: Plan | TrackPlan | None = None):
+        self.kind = kind
+        self._ready = ready_ms
+        self.seek_ms, self.rotation_ms, self.transfer_ms = seek_ms, rotation_ms, transfer_ms
+        self.media_end_ms = media_end_ms
+        self.segment = segment
+        self.plan = plan  # a miss's media access (TrackPlan: on one track)
+
+    @property
+    def ready_ms(self) -> np.ndarray:
+        ready = self._ready
+        if isinstance(ready, TrackPlan):
+            ready = self._ready = ready.times()
+        return ready
+
+    def ready_list(self) -> list[float]:
+        """:attr:`ready_ms` as a list of floats (``ready_ms.tolist()``)."""
+        ready = self._ready
+        return ready.times_list() if isinstance(ready, TrackPlan) else ready.tolist()
+
+    @property
+    def sectors(self) -> int:
+        """How many sectors the read moves."""
+        ready = self._ready
+        return ready.count if isinstance(ready, TrackPlan) else len(ready)
+
+    def __repr__(self) -> str:
+        return (f"ReadService({self.kind!r}, {self.sectors} sectors, seek {self.seek_ms}, "
+                f"rotation {self.rotation_ms}, transfer {self.transfer_ms}, media end "
+                f"{self.media_end_ms})")
 
 
 class WriteService(NamedTuple):
@@ -533,7 +567,7 @@ class SegmentCache:
         seg.dirty_from = max(seg.dirty_from, lba)
         if seg.dirty_from >= seg.end:
             seg.dirty_from = CLEAN
-            seg.arrive = np.empty(0)
+            seg.arrive = _NO_ARRIVALS
         else:
             self._trim_arrivals(seg)
 
@@ -682,7 +716,7 @@ class SegmentCache:
                 self.stats["evictions"] += 1
         seg.start = seg.end = 0
         seg.dirty_from = CLEAN
-        seg.arrive = np.empty(0)
+        seg.arrive = _NO_ARRIVALS
         seg.arrive0 = 0
         seg.ready_ms = 0.0
         seg.written = False
@@ -919,13 +953,13 @@ class SegmentCache:
         if plan is None:
             plan = self.mech.plan(first, sectors - hit, False, free, head)
             done, seek, rot, xfer = plan.done_ms, plan.seek_ms, plan.rotation_ms, plan.transfer_ms
-        else:  # on one track: the numbers Plan would hold
-            done = plan.times()
+        else:  # on one track: the numbers Plan would hold (its times when asked for)
+            done = plan
             seek, rot, xfer = 0.0 + plan.move_ms, 0.0 + plan.rotation_ms, 0.0 + plan.transfer_ms
         if hit:
             ready = np.empty(sectors)
             ready[:hit] = ready_ms if data_ms is None else data_ms
-            ready[hit:] = done
+            ready[hit:] = done.times() if done is plan else done
         else:  # all from the media (the plan's own times: nobody writes either)
             ready = done
         head.cylinder, head.surface = plan.cylinder, plan.surface
@@ -992,7 +1026,7 @@ class SegmentCache:
         if svc.kind in ("miss", "partial") and self.stream is None:
             seg = svc.segment
             self._start_read_ahead(seg, seg.end, media_end_ms, head,
-                                   req_start=seg.end - len(svc.ready_ms))
+                                   req_start=seg.end - svc.sectors)
 
     # -- writes ---------------------------------------------------------------
     def _write_fill(self, sectors: int) -> int:

@@ -640,7 +640,7 @@ class Drive:
                 start_ms = t + ov + o.data_prep_ms
             # _dma_burst
             b = self._bus_ms
-            times = svc.ready_ms.tolist()
+            times = svc.ready_list()
             s = self._burst_start(times, now if now > start_ms else start_ms)
             mark = self._read_mark(n) if self._watermark and svc.kind == "miss" else 0
             if mark > 0 and times[mark - 1] > s:
