@@ -113,6 +113,44 @@ def test_map_round_trips_every_sector(zones, surfaces, mapping, data):
     assert sum(p.count for p in layout.pieces(0, layout.capacity)) == layout.capacity
 
 
+@settings(max_examples=40, deadline=None)
+@given(zones=zone_strategy, surfaces=st.integers(1, 3),
+       mapping=st.sampled_from(["conventional", "serpentine"]), data=st.data())
+def test_answers_from_the_last_track_found_equal_the_full_map(zones, surfaces, mapping, data):
+    """``lba_at``, ``track_extent`` and ``track_end`` answer from the last straight track a
+    piece was found on (a cache asks them about the track its miss just read): the same
+    answers as a layout that never found a piece, on every sector of that track; so does
+    the straight track itself."""
+    spec, c0 = [], 0
+    for ncyl, spt, ts, cs, spares in zones:
+        slots = ncyl * surfaces * spt
+        slips = data.draw(st.lists(st.integers(0, slots - 1), unique=True, max_size=2))
+        spec.append({"first_cylinder": c0, "last_cylinder": c0 + ncyl - 1,
+                     "sectors_per_track": spt, "track_skew": ts % spt, "cylinder_skew": cs % spt,
+                     "spares": min(spares, slots - 1), "slips": slips})
+        c0 += ncyl
+    prof = small_disk(spec, surfaces=surfaces, mapping=mapping)
+    layout, fresh = Layout(prof), Layout(prof)  # ``fresh`` never finds a piece
+    straight = 0
+    for lba in range(layout.capacity):
+        piece = layout.first_piece(lba, 1)
+        for k in range(-1, piece.sectors_per_track + 1):
+            got = layout.lba_at(piece.cylinder, piece.surface, k)
+            assert got == fresh.lba_at(piece.cylinder, piece.surface, k)
+            if got is not None:
+                assert layout.track_extent(got) == fresh.track_extent(got)
+                assert layout.track_end(got) == fresh.track_end(got)
+        track = layout.straight_track(lba)  # a straight track: one run of LBAs
+        if track is not None:
+            first, count = fresh.track_extent(lba)
+            assert (track.first, track.end) == (first, first + count) == (
+                first, fresh.track_end(first))
+            for k in range(track.spt):
+                assert track.lba_at(k) == fresh.lba_at(track.cylinder, track.surface, k)
+            straight += 1
+    assert straight > 0 or not layout.simple
+
+
 def _spt_of_cylinder(spec, cyl):
     for z in spec:
         if z["first_cylinder"] <= cyl <= z["last_cylinder"]:

@@ -193,6 +193,7 @@ def test_track_plan_is_the_plan(disk):
         assert np.array_equal(full.done_ms, plan.done_ms)
         assert full[1:] == plan[1:]
         assert [tp.time_of(k) for k in range(n)] == plan.done_ms.tolist()
+        assert tp.times_list() == plan.done_ms.tolist()  # without the array, to the bit
         # done_by: the count np.searchsorted gives, at the sector times and between them
         probes = [*plan.done_ms.tolist(), *(plan.done_ms - 1e-9).tolist(),
                   start_ms, plan.end_ms + 1.0, float(plan.done_ms[0]) - 5.0]

@@ -137,6 +137,14 @@ class TrackPlan(NamedTuple):
         done[w:] = base + w * step
         return done
 
+    def times_list(self) -> list[float]:
+        """:meth:`times` as Python floats, without the array: the same operations in the same
+        order (``k * sector_ms + base_ms``), so the same numbers to the bit."""
+        n, w, step, base = self.count, self.wrap, self.sector_ms, self.base_ms
+        if w < 0:
+            return [k * step + base for k in range(1, n + 1)]
+        return [base + k * step for k in range(1, w + 1)] + [base + w * step] * (n - w)
+
     def done_by(self, t: float) -> int:
         """How many sectors are done at ``t`` (their times ``<= t``)."""
         n, w, step, base = self.count, self.wrap, self.sector_ms, self.base_ms

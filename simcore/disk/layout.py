@@ -48,6 +48,27 @@ class TrackPiece(NamedTuple):
     sectors_per_track: int
 
 
+class StraightTrack(NamedTuple):
+    """A track whose slots, from its first, hold one run of consecutive LBAs ``[first, end)``
+    (no slip, spare or remapped sector among them; the run may stop at the zone's end)."""
+
+    first: int
+    end: int
+    cylinder: int
+    surface: int
+    offset: int  # physical sector of ``first``
+    spt: int
+
+    def lba_at(self, sector: int) -> int | None:
+        """The LBA at physical ``sector`` (0 <= sector < spt) of this track, or None past the
+        run's end."""
+        lba = self.first + (sector - self.offset) % self.spt
+        return lba if lba < self.end else None
+
+
+_NO_TRACK = (0, 0, 0, 0, 0, 1)  # no straight track found yet
+
+
 class _ZoneMap:
     """One zone's precomputed numbers; the hot path reads these attributes.
 
@@ -67,6 +88,7 @@ class _ZoneMap:
         "first_offset",
         "full_groups",
         "group",
+        "group_slip_floor",
         "group_slips",
         "index",
         "irregular",
@@ -104,6 +126,10 @@ class _ZoneMap:
             g, within = divmod(s, self.group)
             groups.setdefault(g, []).append(within)
         self.group_slips = {g: tuple(v) for g, v in groups.items()}
+        # the i-th slip of a group, less the i slips before it: the good slots before it
+        # (non-decreasing, so slot_of finds how many slips a slot passes by bisection)
+        self.group_slip_floor = {g: tuple(s - i for i, s in enumerate(v))
+                                 for g, v in self.group_slips.items()}
         if self.group == slots:  # whole-zone sparing: slips beyond the spares shorten the zone
             good = slots - max(zone.spares, len(self.slips))
         else:
@@ -133,11 +159,9 @@ class _ZoneMap:
     def slot_of(self, rel: int) -> int:
         """Physical slot (zone-relative, mapping order) of zone-relative LBA ``rel``."""
         g, slot = divmod(rel + self.dead, self.usable)
-        for s in self.group_slips.get(g, ()):
-            if s <= slot:
-                slot += 1
-            else:
-                break
+        floor = self.group_slip_floor.get(g)
+        if floor:  # the slot-th good slot is past every slip with at most slot good before it
+            slot += bisect_right(floor, slot)
         slot += g * self.group
         return self.moved_to.get(slot, slot) if self.moved_to else slot
 
@@ -189,10 +213,10 @@ class Layout:
             self._cyl_zone.extend([zm.index] * zone.cylinders)
         self.cylinders = len(self._cyl_zone)
         self.simple = all(zm.simple for zm in self._zones)
-        # the last straight track a piece was found on (a cache's read-ahead asks about the
-        # track its miss just read): (its first LBA, one past its last LBA in the zone,
-        # cylinder, surface, physical sector of the first LBA, sectors per track)
-        self._track: tuple[int, int, int, int, int, int] = (0, 0, 0, 0, 0, 1)
+        # the last straight track a piece was found on (a cache's read-ahead and pre-read ask
+        # about the track its miss just read: track_end, track_extent, lba_at and
+        # straight_track answer from it)
+        self._track: tuple[int, int, int, int, int, int] = _NO_TRACK  # a StraightTrack's fields
 
     # -- zones -------------------------------------------------------------
     @property
@@ -242,6 +266,12 @@ class Layout:
         """The LBA stored at a physical sector, or None for a spare or slipped sector."""
         if not 0 <= cylinder < self.cylinders or not 0 <= surface < self.surfaces:
             return None
+        first, end, cyl, surf, offset, spt = self._track
+        if cylinder == cyl and surface == surf and first < end:  # the last straight track
+            if not 0 <= sector < spt:
+                return None
+            lba = first + (sector - offset) % spt
+            return lba if lba < end else None
         zi = self._cyl_zone[cylinder]
         if zi < 0:
             return None
@@ -263,6 +293,9 @@ class Layout:
     def track_extent(self, lba: int) -> tuple[int, int]:
         """First LBA of the track holding ``lba`` and how many LBAs that track holds."""
         self._check(lba)
+        first, end = self._track[:2]
+        if first <= lba < end:  # on the last straight track found
+            return first, end - first
         zm, slot = self._zone_slot(lba)
         track = slot // zm.spt
         lo, hi = track * zm.spt, (track + 1) * zm.spt
@@ -336,6 +369,16 @@ class Layout:
             end_rel = zm.rel_of_slot(track_end_slot - 1)
         on_track = (end_rel - rel + 1) if end_rel is not None else 1
         return lba + min(on_track, in_zone)
+
+    def straight_track(self, lba: int) -> StraightTrack | None:
+        """The track holding ``lba`` if it is straight (its LBAs one run from its first slot),
+        else None. Found once per track: the last one found is kept."""
+        self._check(lba)
+        if not self._track[0] <= lba < self._track[1]:
+            self._piece_at(lba, 1)
+            if not self._track[0] <= lba < self._track[1]:
+                return None
+        return StraightTrack(*self._track)
 
     def _piece_at(self, lba: int, remaining: int) -> TrackPiece:
         first, end, cyl, surface, offset, spt = self._track

@@ -129,6 +129,8 @@ __all__ = ["CLEAN", "FLUSH", "POLICIES", "CacheConfig", "ReadService", "Segment"
            "WriteFeed", "WriteService", "feed_write", "fill_before_write", "respect_arrivals",
            "sector_end", "write_watermark_sectors"]
 
+_NO_ARRIVALS = np.empty(0)  # a segment's arrival times when none are kept (shared, never
+_NO_ARRIVALS.flags.writeable = False  # written: the arrays are replaced, not filled)
 CLEAN = 1 << 62  # ``Segment.dirty_from`` of a segment with nothing left to write
 FLUSH = "F"  # a request op: write every dirty sector to the platter (ATA FLUSH CACHE)
 POLICIES = ("none", "track", "cylinder", "segment", "zero", "on-arrival", "track-ahead")
@@ -321,7 +323,7 @@ class Segment:
         self.dirty_from = CLEAN
         self.last_used = -1
         self.arrive0 = 0
-        self.arrive: np.ndarray = np.empty(0)
+        self.arrive: np.ndarray = _NO_ARRIVALS
         self.written = False  # holds data the host wrote (not read from the platter)
 
     @property
@@ -389,6 +391,13 @@ class _Stream:
             self._unfold()
         self._pieces = value
 
+    def done_by(self, t: float) -> int:
+        """How many of the stream's sectors are done at ``t`` (what
+        ``np.searchsorted(done, t, "right")`` gives), without unfolding a track plan."""
+        if self.track is not None:
+            return self.track.done_by(t)
+        return int(self._done.searchsorted(t, side="right"))
+
     @property
     def stop_lba(self) -> int:
         return self.lba + (self.track.count if self.track is not None else len(self._done))
@@ -436,17 +445,49 @@ def sector_end(p: PlanPiece | TrackPlan, t: float) -> float:
     return min(r + k * p.sector_ms, p.end_ms)
 
 
-class ReadService(NamedTuple):
-    """What a read gets from the cache: when each sector is in the buffer, and the media cost."""
+class ReadService:
+    """What a read gets from the cache: when each sector is in the buffer, and the media cost.
 
-    kind: str
-    ready_ms: np.ndarray
-    seek_ms: float
-    rotation_ms: float
-    transfer_ms: float
-    media_end_ms: float
-    segment: Segment
-    plan: Plan | TrackPlan | None = None  # a miss's media access (TrackPlan: on one track)
+    ``ready_ms`` (an array) is when each sector is in the buffer. A miss read from the media
+    on one track keeps only its :class:`~simcore.access.TrackPlan`, whose sector times these
+    are, and makes the array when asked; :meth:`ready_list` gives the same times as Python
+    floats without it (all the buffered drive's burst needs)."""
+
+    __slots__ = ("_ready", "kind", "media_end_ms", "plan", "rotation_ms", "seek_ms", "segment",
+                 "transfer_ms")
+
+    def __init__(self, kind: str, ready_ms: np.ndarray | TrackPlan, seek_ms: float,
+                 rotation_ms: float, transfer_ms: float, media_end_ms: float, segment: Segment,
+                 plan: Plan | TrackPlan | None = None):
+        self.kind = kind
+        self._ready = ready_ms
+        self.seek_ms, self.rotation_ms, self.transfer_ms = seek_ms, rotation_ms, transfer_ms
+        self.media_end_ms = media_end_ms
+        self.segment = segment
+        self.plan = plan  # a miss's media access (TrackPlan: on one track)
+
+    @property
+    def ready_ms(self) -> np.ndarray:
+        ready = self._ready
+        if isinstance(ready, TrackPlan):
+            ready = self._ready = ready.times()
+        return ready
+
+    def ready_list(self) -> list[float]:
+        """:attr:`ready_ms` as a list of floats (``ready_ms.tolist()``)."""
+        ready = self._ready
+        return ready.times_list() if isinstance(ready, TrackPlan) else ready.tolist()
+
+    @property
+    def sectors(self) -> int:
+        """How many sectors the read moves."""
+        ready = self._ready
+        return ready.count if isinstance(ready, TrackPlan) else len(ready)
+
+    def __repr__(self) -> str:
+        return (f"ReadService({self.kind!r}, {self.sectors} sectors, seek {self.seek_ms}, "
+                f"rotation {self.rotation_ms}, transfer {self.transfer_ms}, media end "
+                f"{self.media_end_ms})")
 
 
 class WriteService(NamedTuple):
@@ -512,9 +553,11 @@ class SegmentCache:
         return len(set(self._recent))
 
     def _valid_end(self, seg: Segment, t: float) -> int:
+        """One past the last LBA ``seg`` holds at ``t``: a read-ahead running into it has
+        read up to there (counted from its track plan's numbers while it has no arrays)."""
         s = self.stream
         if s is not None and s.seg is seg and s.kind == "read" and t < s.end_ms:
-            return s.lba + int(s.done.searchsorted(t, side="right"))
+            return s.lba + s.done_by(t)
         return seg.end
 
     def _live_start(self, seg: Segment, t: float) -> int:
@@ -547,7 +590,7 @@ class SegmentCache:
         seg.dirty_from = max(seg.dirty_from, lba)
         if seg.dirty_from >= seg.end:
             seg.dirty_from = CLEAN
-            seg.arrive = np.empty(0)
+            seg.arrive = _NO_ARRIVALS
         else:
             self._trim_arrivals(seg)
 
@@ -696,7 +739,7 @@ class SegmentCache:
                 self.stats["evictions"] += 1
         seg.start = seg.end = 0
         seg.dirty_from = CLEAN
-        seg.arrive = np.empty(0)
+        seg.arrive = _NO_ARRIVALS
         seg.arrive0 = 0
         seg.ready_ms = 0.0
         seg.written = False
@@ -759,12 +802,8 @@ class SegmentCache:
             on = p
         if s.asked_ms is not None and t < base:
             on = None  # stopped before it began: its (queued) seek is all there is to wait for
-        if track is not None:
-            got = track.done_by(free)
-            n = track.count
-        else:
-            got = int(s.done.searchsorted(free, side="right"))
-            n = len(s.done)
+        got = s.done_by(free)
+        n = s.stop_lba - s.lba
         if on is not None and s.kind == "read" and not self.config.stop_in_sector:
             free = sector_end(on, free)
         if s.kind == "read":
@@ -972,13 +1011,13 @@ class SegmentCache:
         if plan is None:
             plan = self.mech.plan(first, sectors - hit, False, free, head)
             done, seek, rot, xfer = plan.done_ms, plan.seek_ms, plan.rotation_ms, plan.transfer_ms
-        else:  # on one track: the numbers Plan would hold
-            done = plan.times()
+        else:  # on one track: the numbers Plan would hold (its times when asked for)
+            done = plan
             seek, rot, xfer = 0.0 + plan.move_ms, 0.0 + plan.rotation_ms, 0.0 + plan.transfer_ms
         if hit:
             ready = np.empty(sectors)
             ready[:hit] = ready_ms if data_ms is None else data_ms
-            ready[hit:] = done
+            ready[hit:] = done.times() if done is plan else done
         else:  # all from the media (the plan's own times: nobody writes either)
             ready = done
         head.cylinder, head.surface = plan.cylinder, plan.surface
@@ -1021,13 +1060,22 @@ class SegmentCache:
         if spt <= 0:
             return lba
         sector = math.ceil(self.mech.angle_at(p.move_end_ms) * spt - 1e-9) % spt
-        landing = self.layout.lba_at(p.cylinder, p.surface, sector)
-        if landing is None or landing == lba or self._track_end(landing) != self._track_end(lba):
-            return lba
+        track = self.layout.straight_track(lba)  # (``p`` is on ``lba``'s track)
+        if track is not None and track.spt == spt:  # one run of LBAs: the same answers
+            landing = track.lba_at(sector)
+            if landing is None or landing == lba:
+                return lba
+            first = track.first
+        else:
+            landing = self.layout.lba_at(p.cylinder, p.surface, sector)
+            if (landing is None or landing == lba
+                    or self._track_end(landing) != self._track_end(lba)):
+                return lba
+            first = None
         if landing > lba:
             if not wrap:
                 return lba
-            landing = self.layout.track_extent(lba)[0]
+            landing = self.layout.track_extent(lba)[0] if first is None else first
         self.stats["pre_read_sectors"] += lba - landing
         return max(landing, lba - self.cap)
 
@@ -1036,7 +1084,7 @@ class SegmentCache:
         if svc.kind in ("miss", "partial") and self.stream is None:
             seg = svc.segment
             self._start_read_ahead(seg, seg.end, media_end_ms, head,
-                                   req_start=seg.end - len(svc.ready_ms))
+                                   req_start=seg.end - svc.sectors)
 
     # -- writes ---------------------------------------------------------------
     def _write_fill(self, sectors: int) -> int:

@@ -20,6 +20,7 @@ takes one completion interrupt.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import sub
 from typing import Any
 
 import numpy as np
@@ -366,6 +367,10 @@ class Drive:
         self._read_ov = ((ov.read_miss(False), ov.read_miss(True)),
                          (ov.read_hit(False), ov.read_hit(True)))
         self._watermark = prof.read_watermark
+        self._burst_offsets: dict[int, list[float]] = {}  # _burst_start's, per length
+        # a read miss disconnects and reselects (see _read_data_start)
+        self._read_handshakes = bool(ov.reselect_ms or ov.read_disconnect_ms
+                                     or ov.read_disconnect_after_write_ms)
         self._bus_ms = port.mode.sector_ms if port.mode.transfer_ns > 0 else 0.0
         self._bus_write_ms = self._bus_ms
         w = prof.interface_write_mb_s
@@ -628,15 +633,16 @@ class Drive:
             data = t + o.read_hit(aw) + o.data_prep_ms if kind == "partial" else None
             svc = cache.read(req.lba, n, t, t + ov, head, found, data_ms=data,
                              media_ms=t + o.read_miss(aw))
-            start_ms = self._read_data_start(svc, t + ov, aw) if data is None else data
+            if data is not None:
+                start_ms = data
+            elif self._read_handshakes:
+                start_ms = self._read_data_start(svc, t + ov, aw)
+            else:  # (_read_data_start without disconnect or reselect overheads)
+                start_ms = t + ov + o.data_prep_ms
             # _dma_burst
             b = self._bus_ms
-            times = svc.ready_ms.tolist()
-            s = now if now > start_ms else start_ms
-            for j, r in enumerate(times):
-                v = r - float(j) * b
-                if v > s:
-                    s = v
+            times = svc.ready_list()
+            s = self._burst_start(times, now if now > start_ms else start_ms)
             mark = self._read_mark(n) if self._watermark and svc.kind == "miss" else 0
             if mark > 0 and times[mark - 1] > s:
                 s = times[mark - 1]
@@ -655,7 +661,7 @@ class Drive:
             self.interrupts += 1
             extra = media_end - svc.media_end_ms
             overhead, seek, rot, xfer = ov, svc.seek_ms, svc.rotation_ms + extra, svc.transfer_ms
-        done_ov = self._ov.completion(op == WRITE)
+        done_ov = self._done_ms[op == WRITE]
         if op != FLUSH:
             self._after_write = op == WRITE
         if self.events is not None:
@@ -838,6 +844,20 @@ class Drive:
         self._note("bus", max(t0, float(ready[0]) - b), end)
         return drained, ready
 
+    def _burst_start(self, times: list[float], earliest: float) -> float:
+        """When one burst at the bus's rate may start, not before ``earliest``, so that no
+        sector leaves before it is in the buffer (``times[j]``, in LBA order): sector ``j``
+        leaves ``j`` bus sector times after the start, so the start is the largest of
+        ``earliest`` and every ``times[j] - j * b``. The offsets ``j * b`` are kept per
+        length; the largest is taken in C (``max`` of ``map``), the same floats as a loop."""
+        n = len(times)
+        offsets = self._burst_offsets.get(n)
+        if offsets is None:
+            b = self._bus_ms
+            offsets = self._burst_offsets[n] = [float(j) * b for j in range(n)]
+        latest = max(map(sub, times, offsets)) if n else earliest
+        return latest if latest > earliest else earliest
+
     def _dma_burst(self, ready: np.ndarray, start_ms: float = 0.0, watermark: bool = True):
         """:meth:`_dma_in` for a read that fits its segment, on a bus held per transfer: one
         burst, nothing for the ring to stall, the same arithmetic on Python floats (the
@@ -846,11 +866,7 @@ class Drive:
         env, chan, b = self.env, self.channel, self._bus_ms
         n = len(ready)
         times = ready.tolist()
-        s = env.now if env.now > start_ms else start_ms
-        for i, r in enumerate(times):
-            v = r - float(i) * b
-            if v > s:
-                s = v
+        s = self._burst_start(times, env.now if env.now > start_ms else start_ms)
         mark = self._read_mark(n) if self.profile.read_watermark and watermark else 0
         if mark > 0 and times[mark - 1] > s:
             s = times[mark - 1]
