@@ -1099,10 +1099,13 @@ class _Context:
             # disk_check_hda starts the next command's seek after its overhead plus what
             # the stop waited (the sum of the two delays, not the larger)
             cache["stop_adds_to_overhead"] = True
-            # not set (yet): DiskSim's hit test, CacheConfig.stop_read_ahead_unless_hit, makes
-            # a read arriving where a running read-ahead has got to a miss that stops it and
-            # loses a turn; on the bundled profiles' fast interfaces every read of a
-            # back-to-back sequential stream would (issue 14 notes)
+            # not set: DiskSim's hit test (CacheConfig.stop_read_ahead_unless_hit). With "Allow
+            # almost read hits" = 0, as in all ten models, disk_buffer_select_read_segment
+            # makes a read whose first block is being prefetched a miss that stops the
+            # read-ahead. Applied to the bundled profiles it takes a queue of back-to-back
+            # 256 KiB sequential reads on the Ultrastar 18ES from 20.4 to 12.4 MB/s (4 KiB:
+            # 19.6 to 0.5), far below the media rate such drives stream at; on the five
+            # traces it changes 15 requests and no target (issue 14 notes, 2026-11-27)
 
         if extra_disc and not d.integer("Never disconnect", default=0, minimum=0):
             # DiskSim 4.0 lets the head write a request of such a drive only once
