@@ -43,8 +43,14 @@ def demerit(measured: np.ndarray, simulated: np.ndarray, step: float = 1e-4) -> 
     return float(np.sqrt(np.mean((dm - ds) ** 2)))
 
 
-def disksim_bucket_starts(buckets: int = 1750, start: int = 0, step: int = 1,
-                          grow_pct: int = 1) -> np.ndarray:
+#: DiskSim's statdefs for its access-time distributions: "Distribution size: 1750",
+#: "Start 0  step 1  grow 1" (microseconds, with "Scale/Equals: 1000/0")
+DISKSIM_BUCKETS, DISKSIM_BUCKET_STEP_US, DISKSIM_BUCKET_GROW_PCT = 1750, 1, 1
+
+
+def disksim_bucket_starts(buckets: int = DISKSIM_BUCKETS, start: int = 0,
+                          step: int = DISKSIM_BUCKET_STEP_US,
+                          grow_pct: int = DISKSIM_BUCKET_GROW_PCT) -> np.ndarray:
     """Where each bucket of a DiskSim "large" distribution starts, in the statistic's integer units.
 
     DiskSim's statdefs give the access-time distributions as ``Distribution size: 1750``,
