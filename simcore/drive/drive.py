@@ -88,6 +88,22 @@ class HeadView:
 ServiceFn = Callable[[Request, float, HeadState], tuple[float, Access, bool]]
 
 
+def _wake_comes_next(state: str, now: float, dev: tuple | None, feed: tuple | None) -> bool:
+    """Whether, in :meth:`Drive._serve_open_buffered`, the wake-up just made at ``now`` is
+    the next event and the drive's process runs right after it, nothing else coming
+    between (so the loop may take both at once).
+
+    An idle drive runs on its wake-up, which precedes any other event of its time (it
+    was made last, but a feeder's event of the same time comes only after it, and the
+    drive has none). An idle drive waiting on background work too needs one more event,
+    the condition the wake-up triggers (made then, at ``now``): it runs next if the
+    background work ends strictly later and the feeder's next arrival too (an arrival
+    at ``now``, made after the wake-up, would come before the condition)."""
+    if state is _IDLE:
+        return True
+    return dev[0] > now and (feed is None or feed[0] > now)
+
+
 def _take(pending: list[Request], req: Request) -> Request:
     """Remove the chosen ``req`` from the queue (the head, cheaply, when it is the head)."""
     if req is pending[0]:
@@ -538,6 +554,12 @@ class Drive:
                         if state is not _CONDITION:
                             wake = (now, 1, eid)
                             eid += 1
+                if wake is not None and _wake_comes_next(state, now, dev, feed):
+                    wake, run = None, True  # the drive runs now, as the branch below has it
+                    if state is _IDLE_OR_BACKGROUND:  # after the condition's own event
+                        tail = max(tail, dev[0])
+                        state, dev = _CONDITION, None
+                        eid += 1
                 continue
             if nxt is wake:
                 wake = None
