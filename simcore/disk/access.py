@@ -145,6 +145,30 @@ class TrackPlan(NamedTuple):
             return [k * step + base for k in range(1, n + 1)]
         return [base + k * step for k in range(1, w + 1)] + [base + w * step] * (n - w)
 
+    def latest_less(self, b: float) -> float | None:
+        """The largest of ``times_list()[j] - float(j) * b`` (when a burst sending one sector
+        every ``b`` may start at the latest: :meth:`simcore.drive.Drive._burst_start`), from
+        the ends of the runs alone, without the list; None when that shortcut is not sure.
+
+        The times rise by ``sector_ms`` a sector along each run, so where the media is
+        faster than the bus's turn by far more than rounding (``sector_ms - b`` beyond a
+        millionth of a millionth of the largest number), the values rise along the first
+        run and fall (``b`` >= 0) along the repeated time of a wrapped read's head: the
+        largest is the first run's last or the second run's first, computed with the same
+        operations as the list, so the same float."""
+        n, w, step, base = self.count, self.wrap, self.sector_ms, self.base_ms
+        if n <= 0 or b < 0.0 or not step - b > 1e-12 * (abs(base) + n * (step + b)):
+            return None
+        if w < 0:
+            return (n * step + base) - float(n - 1) * b
+        last = base + w * step  # the time of sectors w.. (and of sector w - 1)
+        best = last - float(w) * b if w < n else None
+        if w > 0:
+            first = last - float(w - 1) * b
+            if best is None or first > best:
+                best = first
+        return best
+
     def done_by(self, t: float) -> int:
         """How many sectors are done at ``t`` (their times ``<= t``)."""
         n, w, step, base = self.count, self.wrap, self.sector_ms, self.base_ms

@@ -478,6 +478,12 @@ class ReadService:
         ready = self._ready
         return ready.times_list() if isinstance(ready, TrackPlan) else ready.tolist()
 
+    def latest_less(self, b: float) -> float | None:
+        """:meth:`TrackPlan.latest_less` of a read from one track (None otherwise): the
+        latest start of a burst sending a sector every ``b``, without the list."""
+        ready = self._ready
+        return ready.latest_less(b) if isinstance(ready, TrackPlan) else None
+
     @property
     def sectors(self) -> int:
         """How many sectors the read moves."""

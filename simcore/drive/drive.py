@@ -661,13 +661,17 @@ class Drive:
                 start_ms = self._read_data_start(svc, t + ov, aw)
             else:  # (_read_data_start without disconnect or reselect overheads)
                 start_ms = t + ov + o.data_prep_ms
-            # _dma_burst
+            # _dma_burst (its start from the plan's numbers where they decide it, no list)
             b = self._bus_ms
-            times = svc.ready_list()
-            s = self._burst_start(times, now if now > start_ms else start_ms)
+            earliest = now if now > start_ms else start_ms
+            latest = svc.latest_less(b)
+            if latest is None:
+                s = self._burst_start(svc.ready_list(), earliest)
+            else:
+                s = latest if latest > earliest else earliest
             mark = self._read_mark(n) if self._watermark and svc.kind == "miss" else 0
-            if mark > 0 and times[mark - 1] > s:
-                s = times[mark - 1]
+            if mark > 0 and svc.ready_list()[mark - 1] > s:
+                s = svc.ready_list()[mark - 1]
             if s > now:
                 now = now + (s - now)
                 steps.append(now)
@@ -678,11 +682,10 @@ class Drive:
                 steps.append(now)
             if now > s2:  # Channel.note: the drive's own bus keeps no trace
                 self.channel.data_ms += now - s2
-            media_end = svc.media_end_ms + (times[-1] - times[-1])  # the burst kept the times
-            cache.read_done(svc, media_end, head)
+            # one burst: no ring stall, so the media part ends as planned
+            cache.read_done(svc, svc.media_end_ms, head)
             self.interrupts += 1
-            extra = media_end - svc.media_end_ms
-            overhead, seek, rot, xfer = ov, svc.seek_ms, svc.rotation_ms + extra, svc.transfer_ms
+            overhead, seek, rot, xfer = ov, svc.seek_ms, svc.rotation_ms, svc.transfer_ms
         done_ov = self._done_ms[op == WRITE]
         if op != FLUSH:
             self._after_write = op == WRITE
