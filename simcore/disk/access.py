@@ -193,6 +193,11 @@ class TrackPlan(NamedTuple):
                     0.0 + self.transfer_ms, self.end_ms, self.cylinder, self.surface)
 
 
+# ``_new_tuple(TrackPlan, fields)`` is ``TrackPlan(*fields)`` without the Python-level
+# ``__new__`` a NamedTuple's constructor goes through (two plans per buffered read)
+_new_tuple = tuple.__new__
+
+
 class HeadState:
     """Where the arm is. The angle is not stored: it follows from the clock."""
 
@@ -429,8 +434,8 @@ class Mechanism:
             wrap = -1
             elapsed = wait + span * st
         transfer = span * st
-        return TrackPlan(count, move_start, t, t + elapsed, pc, ps, step, base, wrap, move,
-                         elapsed - transfer, transfer, t + wait)
+        return _new_tuple(TrackPlan, (count, move_start, t, t + elapsed, pc, ps, step, base, wrap,
+                                      move, elapsed - transfer, transfer, t + wait))
 
     # -- Advanced Format: the read-modify-write of a 512e drive --------------------------
 

@@ -66,6 +66,10 @@ class StraightTrack(NamedTuple):
         return lba if lba < self.end else None
 
 
+# ``_new_tuple(TrackPiece, fields)`` is ``TrackPiece(*fields)`` without the Python-level
+# ``__new__`` a NamedTuple's constructor goes through (pieces and straight tracks are made
+# several times per request)
+_new_tuple = tuple.__new__
 _NO_TRACK = (0, 0, 0, 0, 0, 1)  # no straight track found yet
 
 
@@ -378,13 +382,14 @@ class Layout:
             self._piece_at(lba, 1)
             if not self._track[0] <= lba < self._track[1]:
                 return None
-        return StraightTrack(*self._track)
+        return _new_tuple(StraightTrack, self._track)
 
     def _piece_at(self, lba: int, remaining: int) -> TrackPiece:
         first, end, cyl, surface, offset, spt = self._track
         if first <= lba < end:  # on the last straight track found: the same numbers, shorter
             count = min(remaining, end - lba)
-            return TrackPiece(cyl, surface, (offset + lba - first) % spt, count, count, spt)
+            return _new_tuple(TrackPiece, (cyl, surface, (offset + lba - first) % spt, count,
+                                           count, spt))
         zm = self._zones[bisect_right(self._zone_starts, lba) - 1]
         rel = lba - zm.first_lba
         slot = rel if zm.simple else zm.slot_of(rel)
@@ -407,4 +412,5 @@ class Layout:
         if straight:  # every slot of the track up to the zone's end holds the next LBA
             self._track = (lba - k, min(lba - k + zm.spt, zm.first_lba + zm.lba_count), cyl,
                            surface, offset, zm.spt)
-        return TrackPiece(cyl, surface, (offset + k) % zm.spt, last_slot - slot + 1, count, zm.spt)
+        return _new_tuple(TrackPiece, (cyl, surface, (offset + k) % zm.spt, last_slot - slot + 1,
+                                       count, zm.spt))
