@@ -387,7 +387,12 @@ class Mechanism:
         crosses a track or the drive has Advanced Format sectors."""
         if self._fmt is not None:
             return None
-        piece = self.layout.first_piece(lba, sectors)
+        lay = self.layout
+        # first_piece's checks, then its answer (from it, the error naming a bad value)
+        if sectors > 0 and lba >= 0 and lba + sectors <= lay.capacity:
+            piece = lay._piece_at(lba, sectors)
+        else:
+            piece = lay.first_piece(lba, sectors)
         if piece.count != sectors:
             return None
         return self._track(piece, start_ms, head.cylinder, head.surface, is_write,
@@ -396,7 +401,7 @@ class Mechanism:
     def _track(self, piece: TrackPiece, t: float, cyl: int, surface: int, is_write: bool,
                zero_latency: bool, min_move_ms: float) -> TrackPlan:
         """One track's part of a plan, the head at ``(cyl, surface)`` at ``t``."""
-        pc, ps = piece.cylinder, piece.surface
+        pc, ps, first, span, count, spt = piece  # (a TrackPiece's fields, in order)
         move = self._seek_times[abs(pc - cyl)]  # move_ms, inlined
         if ps != surface and move < self.head_switch_ms:
             move = self.head_switch_ms
@@ -409,10 +414,8 @@ class Mechanism:
         move_start = t
         t += move
         rev = self.rev_ms
-        spt = piece.sectors_per_track
         st = rev / spt
         pos = ((self.phase0 + t / rev) % 1.0) * spt
-        first, span, count = piece.first_sector, piece.span, piece.count
         step = st * span / count  # slipped sectors inside the piece spread evenly
         off = 0
         if zero_latency:  # start at the next sector boundary, whichever sector it is

@@ -808,8 +808,8 @@ class SegmentCache:
             on = p
         if s.asked_ms is not None and t < base:
             on = None  # stopped before it began: its (queued) seek is all there is to wait for
-        got = s.done_by(free)
-        n = s.stop_lba - s.lba
+        got = s.done_by(free) if track is None else track.done_by(free)
+        n = s.stop_lba - s.lba if track is None else track.count
         if on is not None and s.kind == "read" and not self.config.stop_in_sector:
             free = sector_end(on, free)
         if s.kind == "read":
@@ -1335,7 +1335,7 @@ class SegmentCache:
         s = self._live(now)
         if s is not None:
             return s.end_ms
-        dirty = [g for g in self.segments if g.dirty]
+        dirty = [g for g in self.segments if g.dirty_from < g.end]  # (Segment.dirty, inlined)
         if not dirty:
             return None
         seg = self._pick_dirty(dirty, now, head)

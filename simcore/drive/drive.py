@@ -586,6 +586,8 @@ class Drive:
             elif state is _IDLE_OR_BACKGROUND:  # the background work ended first
                 state, dev = _CONDITION, (now, 1, eid)
                 eid += 1
+                if wake is None and (feed is None or feed[0] > now):
+                    dev, run = None, True  # the condition's event is next: the drive runs
             else:  # the condition: the drive runs
                 dev = None
                 run = True
@@ -649,12 +651,13 @@ class Drive:
             kind = found[0]
             hit = kind == "hit" or kind == "stream"
             aw = self._after_write
-            ov = self._read_ov[hit][aw]
+            miss_ov, hit_ov = self._read_ov[False][aw], self._read_ov[True][aw]
+            ov = hit_ov if hit else miss_ov
             o = self._ov
             # _serve_read: a partial hit's buffered head goes after the read hit set-up
-            data = t + o.read_hit(aw) + o.data_prep_ms if kind == "partial" else None
+            data = t + hit_ov + o.data_prep_ms if kind == "partial" else None
             svc = cache.read(req.lba, n, t, t + ov, head, found, data_ms=data,
-                             media_ms=t + o.read_miss(aw))
+                             media_ms=t + miss_ov)
             if data is not None:
                 start_ms = data
             elif self._read_handshakes:
