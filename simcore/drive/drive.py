@@ -33,6 +33,7 @@ from ..records import WRITE, Completed, Request
 from ..sched import get_scheduler
 from .cache import FLUSH
 
+_new_tuple = tuple.__new__  # a NamedTuple from all its fields, as its constructor makes it
 PIO_GRAIN_SECTORS = 16  # PIO blocks the simulator moves per CPU slice when they are all ready
 
 # what the buffered drive's process waits on (Drive._serve_open_buffered)
@@ -707,9 +708,10 @@ class Drive:
             self.last_lba = req.lba + n
         self.busy_ms += finish - start
         iface = max(0.0, finish - start - overhead - seek - rot - xfer)
-        rec = Completed(req.id, op, req.lba, n, req.arrival_ms, start, finish,
-                        start - req.arrival_ms, overhead, seek, rot, xfer, iface,
-                        finish - req.arrival_ms, req.client, hit)
+        # Completed(...) without the NamedTuple's Python-level __new__ (one per request)
+        rec = _new_tuple(Completed, (req.id, op, req.lba, n, req.arrival_ms, start, finish,
+                                     start - req.arrival_ms, overhead, seek, rot, xfer, iface,
+                                     finish - req.arrival_ms, req.client, hit))
         return steps, rec
 
     def _note(self, kind: str, t0: float, t1: float) -> None:
