@@ -16,6 +16,7 @@ under the head, ``interface`` the bus time that does not overlap the media.
 from __future__ import annotations
 
 import math
+from math import ceil
 from typing import NamedTuple
 
 import numpy as np
@@ -419,8 +420,9 @@ class Mechanism:
         step = st * span / count  # slipped sectors inside the piece spread evenly
         off = 0
         if zero_latency:  # start at the next sector boundary, whichever sector it is
-            boundary = math.ceil(pos - 1e-6)
-            wait = max(0.0, boundary - pos) * st
+            boundary = ceil(pos - 1e-6)
+            ahead = boundary - pos  # (max(0.0, ahead), without the call)
+            wait = (ahead if ahead > 0.0 else 0.0) * st
             off = (boundary % spt - first) % spt
             if not 0 < off < span:
                 off = 0
@@ -431,7 +433,9 @@ class Mechanism:
         if off:  # landed inside the run: read its tail first, then wrap to its head
             elapsed = wait + spt * st
             base = t + wait + (spt - off) * st  # when the run's first sector comes round
-            wrap = min(count, round(off * count / span))
+            wrap = round(off * count / span)
+            if wrap > count:
+                wrap = count
         else:
             base = t + wait
             wrap = -1

@@ -387,7 +387,7 @@ class Layout:
     def _piece_at(self, lba: int, remaining: int) -> TrackPiece:
         first, end, cyl, surface, offset, spt = self._track
         if first <= lba < end:  # on the last straight track found: the same numbers, shorter
-            count = min(remaining, end - lba)
+            count = end - lba if end - lba < remaining else remaining  # (min, without the call)
             return _new_tuple(TrackPiece, (cyl, surface, (offset + lba - first) % spt, count,
                                            count, spt))
         zm = self._zones[bisect_right(self._zone_starts, lba) - 1]
