@@ -352,10 +352,11 @@ class Layout:
     def track_end(self, lba: int) -> int:
         """One past the last LBA on ``lba``'s track (the end of :meth:`first_piece` for a
         request reaching to the track's end), without the piece's geometry."""
-        self._check(lba)
-        first, end = self._track[:2]
-        if first <= lba < end:  # on the last straight track found
-            return end
+        if not 0 <= lba < self.capacity:  # (the check, called only to raise)
+            self._check(lba)
+        last = self._track
+        if last[0] <= lba < last[1]:  # on the last straight track found
+            return last[1]
         zm = self._zones[bisect_right(self._zone_starts, lba) - 1]
         rel = lba - zm.first_lba
         in_zone = zm.lba_count - rel
@@ -377,7 +378,8 @@ class Layout:
     def straight_track(self, lba: int) -> StraightTrack | None:
         """The track holding ``lba`` if it is straight (its LBAs one run from its first slot),
         else None. Found once per track: the last one found is kept."""
-        self._check(lba)
+        if not 0 <= lba < self.capacity:  # (the check, called only to raise)
+            self._check(lba)
         if not self._track[0] <= lba < self._track[1]:
             self._piece_at(lba, 1)
             if not self._track[0] <= lba < self._track[1]:
