@@ -408,11 +408,17 @@ class Layout:
             on_track = (end_rel - rel + 1) if end_rel is not None else 1
         else:
             on_track = track_end_slot - slot
-        count = min(remaining, on_track, in_zone)
+        count = remaining  # the smallest of the three (min, without its call)
+        if on_track < count:
+            count = on_track
+        if in_zone < count:
+            count = in_zone
         last_slot = slot + count - 1 if straight else zm.slot_of(rel + count - 1)
         cyl, surface, offset = zm.track_geometry(track)
         if straight:  # every slot of the track up to the zone's end holds the next LBA
-            self._track = (lba - k, min(lba - k + zm.spt, zm.first_lba + zm.lba_count), cyl,
-                           surface, offset, zm.spt)
+            end = lba - k + zm.spt  # the track's end, or the zone's (min, without its call)
+            zone_end = zm.first_lba + zm.lba_count
+            self._track = (lba - k, zone_end if zone_end < end else end, cyl, surface, offset,
+                           zm.spt)
         return _new_tuple(TrackPiece, (cyl, surface, (offset + k) % zm.spt, last_slot - slot + 1,
                                        count, zm.spt))

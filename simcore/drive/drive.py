@@ -707,7 +707,9 @@ class Drive:
         if op != FLUSH:
             self.last_lba = req.lba + n
         self.busy_ms += finish - start
-        iface = max(0.0, finish - start - overhead - seek - rot - xfer)
+        iface = finish - start - overhead - seek - rot - xfer
+        if not iface > 0.0:  # (max(0.0, iface), without its call)
+            iface = 0.0
         # Completed(...) without the NamedTuple's Python-level __new__ (one per request)
         rec = _new_tuple(Completed, (req.id, op, req.lba, n, req.arrival_ms, start, finish,
                                      start - req.arrival_ms, overhead, seek, rot, xfer, iface,
