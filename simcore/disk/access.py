@@ -91,7 +91,7 @@ def _ones(n: int) -> np.ndarray:
     return _ONES[:n]
 
 
-class TrackPlan(NamedTuple):
+class TrackPlan:
     """One track's part of a :class:`Plan`, as the numbers its sector times follow from.
 
     In order (``wrap`` is -1), sector ``k`` is done at ``base_ms + (k + 1) * sector_ms``;
@@ -104,21 +104,30 @@ class TrackPlan(NamedTuple):
     ``read_ms`` is when the head begins to read its first sector (``base_ms`` in order;
     the first sector boundary after the move for a zero-latency read that landed inside
     its run).
+
+    A class with slots rather than a NamedTuple: a buffered read makes two and reads their
+    fields many times, and CPython 3.11 reads a slot at a fraction of the cost of a
+    NamedTuple's field (a descriptor its attribute look-up does not specialise).
     """
 
-    count: int
-    move_start_ms: float
-    move_end_ms: float
-    end_ms: float
-    cylinder: int
-    surface: int
-    sector_ms: float
-    base_ms: float
-    wrap: int
-    move_ms: float
-    rotation_ms: float
-    transfer_ms: float
-    read_ms: float
+    __slots__ = ("base_ms", "count", "cylinder", "end_ms", "move_end_ms", "move_ms",
+                 "move_start_ms", "read_ms", "rotation_ms", "sector_ms", "surface",
+                 "transfer_ms", "wrap")
+
+    def __init__(self, count: int, move_start_ms: float, move_end_ms: float, end_ms: float,
+                 cylinder: int, surface: int, sector_ms: float, base_ms: float, wrap: int,
+                 move_ms: float, rotation_ms: float, transfer_ms: float, read_ms: float):
+        self.count = count
+        self.move_start_ms, self.move_end_ms, self.end_ms = move_start_ms, move_end_ms, end_ms
+        self.cylinder, self.surface = cylinder, surface
+        self.sector_ms, self.base_ms, self.wrap = sector_ms, base_ms, wrap
+        self.move_ms, self.rotation_ms, self.transfer_ms = move_ms, rotation_ms, transfer_ms
+        self.read_ms = read_ms
+
+    def __repr__(self) -> str:
+        return (f"TrackPlan({self.count} sectors on ({self.cylinder}, {self.surface}), move "
+                f"{self.move_start_ms}-{self.move_end_ms}, base {self.base_ms}, step "
+                f"{self.sector_ms}, wrap {self.wrap}, end {self.end_ms})")
 
     def time_of(self, k: int) -> float:
         """When sector ``k`` (0-based, in LBA order) is done."""
@@ -192,11 +201,6 @@ class TrackPlan(NamedTuple):
                           self.surface, self.sector_ms, self.read_ms)
         return Plan(self.times(), [piece], 0.0 + self.move_ms, 0.0 + self.rotation_ms,
                     0.0 + self.transfer_ms, self.end_ms, self.cylinder, self.surface)
-
-
-# ``_new_tuple(TrackPlan, fields)`` is ``TrackPlan(*fields)`` without the Python-level
-# ``__new__`` a NamedTuple's constructor goes through (two plans per buffered read)
-_new_tuple = tuple.__new__
 
 
 class HeadState:
@@ -441,8 +445,8 @@ class Mechanism:
             wrap = -1
             elapsed = wait + span * st
         transfer = span * st
-        return _new_tuple(TrackPlan, (count, move_start, t, t + elapsed, pc, ps, step, base, wrap,
-                                      move, elapsed - transfer, transfer, t + wait))
+        return TrackPlan(count, move_start, t, t + elapsed, pc, ps, step, base, wrap, move,
+                         elapsed - transfer, transfer, t + wait)
 
     # -- Advanced Format: the read-modify-write of a 512e drive --------------------------
 
