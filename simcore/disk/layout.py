@@ -62,8 +62,9 @@ class StraightTrack(NamedTuple):
     def lba_at(self, sector: int) -> int | None:
         """The LBA at physical ``sector`` (0 <= sector < spt) of this track, or None past the
         run's end."""
-        lba = self.first + (sector - self.offset) % self.spt
-        return lba if lba < self.end else None
+        first, end, _cylinder, _surface, offset, spt = self  # (one read of the fields)
+        lba = first + (sector - offset) % spt
+        return lba if lba < end else None
 
 
 # ``_new_tuple(TrackPiece, fields)`` is ``TrackPiece(*fields)`` without the Python-level

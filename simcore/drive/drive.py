@@ -599,19 +599,18 @@ class Drive:
         start = t = now
         steps: list[float] = []
         cache, head = self.cache, self.head
-        op = req.op
-        n = req.sectors
+        # the request's fields, read once (a NamedTuple's field look-up is not a cheap one)
+        rid, arrival, op, lba, n, client, fua = req
         if op == WRITE:
             o = self._ov
             ov = data_ov = o.write(self._after_write)
             extra = (o.random_write_setup_ms is not None and self._after_write
-                     and req.lba != self.last_lba)
+                     and lba != self.last_lba)
             if extra:
                 ov = o.random_write_setup_ms
                 data_ov = (o.random_write_data_ms or ov) + o.reselect_ms
             data_ov += o.data_prep_ms
-            fua = req.fua
-            space = cache.write_space(req.lba, n, t, fua=fua)
+            space = cache.write_space(lba, n, t, fua=fua)
             disc, resel = self._write_handshakes(extra)
             if data_ov:
                 now = now + data_ov
@@ -620,7 +619,7 @@ class Drive:
             b = self._bus_write_ms
             idx = np.arange(n, dtype=float)
             arrive = (idx + 1) * b + np.maximum(now, np.maximum.accumulate(space - idx * b))
-            svc = cache.write(req.lba, n, arrive, t + ov, head, fua=fua,
+            svc = cache.write(lba, n, arrive, t + ov, head, fua=fua,
                               feed=self._write_feed(now, space, disc, resel), arrival_ms=t)
             if svc.arrive_ms is not None:
                 arrive = svc.arrive_ms
@@ -648,7 +647,7 @@ class Drive:
             self.interrupts += 1
             overhead, seek, rot, xfer, hit = 0.0, 0.0, 0.0, max(0.0, end - t), False
         else:
-            found = cache.find(req.lba, n, t)
+            found = cache.find(lba, n, t)
             kind = found[0]
             hit = kind == "hit" or kind == "stream"
             aw = self._after_write
@@ -657,7 +656,7 @@ class Drive:
             o = self._ov
             # _serve_read: a partial hit's buffered head goes after the read hit set-up
             data = t + hit_ov + o.data_prep_ms if kind == "partial" else None
-            svc = cache.read(req.lba, n, t, t + ov, head, found, data_ms=data,
+            svc = cache.read(lba, n, t, t + ov, head, found, data_ms=data,
                              media_ms=t + miss_ov)
             if data is not None:
                 start_ms = data
@@ -695,7 +694,7 @@ class Drive:
             self._after_write = op == WRITE
         if self.events is not None:
             reads = n if op != WRITE and op != FLUSH and not hit else 0
-            done_ov += self.events.delay(req.id, start, self._last_finish, reads)
+            done_ov += self.events.delay(rid, start, self._last_finish, reads)
         if done_ov:
             if done_ov < 0:
                 raise ValueError(f"Negative delay {done_ov}")  # as SimPy's timeout
@@ -705,15 +704,15 @@ class Drive:
         self._last_finish = finish
         overhead += done_ov
         if op != FLUSH:
-            self.last_lba = req.lba + n
+            self.last_lba = lba + n
         self.busy_ms += finish - start
         iface = finish - start - overhead - seek - rot - xfer
         if not iface > 0.0:  # (max(0.0, iface), without its call)
             iface = 0.0
         # Completed(...) without the NamedTuple's Python-level __new__ (one per request)
-        rec = _new_tuple(Completed, (req.id, op, req.lba, n, req.arrival_ms, start, finish,
-                                     start - req.arrival_ms, overhead, seek, rot, xfer, iface,
-                                     finish - req.arrival_ms, req.client, hit))
+        rec = _new_tuple(Completed, (rid, op, lba, n, arrival, start, finish,
+                                     start - arrival, overhead, seek, rot, xfer, iface,
+                                     finish - arrival, client, hit))
         return steps, rec
 
     def _note(self, kind: str, t0: float, t1: float) -> None:
