@@ -205,6 +205,38 @@ def test_track_plan_is_the_plan(disk):
         assert checked > 20
 
 
+@pytest.mark.parametrize("disk", ["atlas10k", "hpc2247", "ultrastar18es", "toy"])
+def test_latest_less_is_the_largest_over_the_list(disk):
+    # the burst start from the ends of a track plan's runs: the float the list's max gives
+    from operator import sub
+
+    from simcore.disk.access import HeadState
+
+    mech = Mechanism(load_disk(disk))
+    lay = mech.layout
+    rng = np.random.default_rng(5)
+    wrapped = declined = 0
+    for _ in range(600):
+        lba = int(rng.integers(0, lay.capacity))
+        n = min(int(rng.integers(1, 400)), lay.track_end(lba) - lba)
+        head = HeadState(int(rng.integers(0, lay.cylinders)), int(rng.integers(0, lay.surfaces)))
+        tp = mech.track_plan(lba, n, False, float(rng.uniform(0, 3e6)), head)
+        times = tp.times_list()
+        # a bus slower than, equal to, and faster than the media; none
+        for b in (0.0, tp.sector_ms * 0.3, tp.sector_ms * 0.999, tp.sector_ms, tp.sector_ms * 2):
+            got = tp.latest_less(b)
+            want = max(map(sub, times, [float(j) * b for j in range(n)]))
+            if got is None:
+                declined += 1
+                assert b >= tp.sector_ms * 0.999  # declines only where the bus keeps up
+            else:
+                assert got == want and got.hex() == want.hex()
+        wrapped += tp.wrap >= 0
+    assert declined
+    if disk == "atlas10k":
+        assert wrapped > 20
+
+
 @pytest.mark.parametrize("disk", ["atlas10k", "hpc2247", "ultrastar18es", "hc310_512e"])
 def test_straight_tracks_give_the_walked_pieces(disk):
     # a zone's regular tracks take the simple-zone shortcut, and the last straight track is

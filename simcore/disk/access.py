@@ -16,6 +16,7 @@ under the head, ``interface`` the bus time that does not overlap the media.
 from __future__ import annotations
 
 import math
+from math import ceil
 from typing import NamedTuple
 
 import numpy as np
@@ -90,7 +91,7 @@ def _ones(n: int) -> np.ndarray:
     return _ONES[:n]
 
 
-class TrackPlan(NamedTuple):
+class TrackPlan:
     """One track's part of a :class:`Plan`, as the numbers its sector times follow from.
 
     In order (``wrap`` is -1), sector ``k`` is done at ``base_ms + (k + 1) * sector_ms``;
@@ -103,21 +104,30 @@ class TrackPlan(NamedTuple):
     ``read_ms`` is when the head begins to read its first sector (``base_ms`` in order;
     the first sector boundary after the move for a zero-latency read that landed inside
     its run).
+
+    A class with slots rather than a NamedTuple: a buffered read makes two and reads their
+    fields many times, and CPython 3.11 reads a slot at a fraction of the cost of a
+    NamedTuple's field (a descriptor its attribute look-up does not specialise).
     """
 
-    count: int
-    move_start_ms: float
-    move_end_ms: float
-    end_ms: float
-    cylinder: int
-    surface: int
-    sector_ms: float
-    base_ms: float
-    wrap: int
-    move_ms: float
-    rotation_ms: float
-    transfer_ms: float
-    read_ms: float
+    __slots__ = ("base_ms", "count", "cylinder", "end_ms", "move_end_ms", "move_ms",
+                 "move_start_ms", "read_ms", "rotation_ms", "sector_ms", "surface",
+                 "transfer_ms", "wrap")
+
+    def __init__(self, count: int, move_start_ms: float, move_end_ms: float, end_ms: float,
+                 cylinder: int, surface: int, sector_ms: float, base_ms: float, wrap: int,
+                 move_ms: float, rotation_ms: float, transfer_ms: float, read_ms: float):
+        self.count = count
+        self.move_start_ms, self.move_end_ms, self.end_ms = move_start_ms, move_end_ms, end_ms
+        self.cylinder, self.surface = cylinder, surface
+        self.sector_ms, self.base_ms, self.wrap = sector_ms, base_ms, wrap
+        self.move_ms, self.rotation_ms, self.transfer_ms = move_ms, rotation_ms, transfer_ms
+        self.read_ms = read_ms
+
+    def __repr__(self) -> str:
+        return (f"TrackPlan({self.count} sectors on ({self.cylinder}, {self.surface}), move "
+                f"{self.move_start_ms}-{self.move_end_ms}, base {self.base_ms}, step "
+                f"{self.sector_ms}, wrap {self.wrap}, end {self.end_ms})")
 
     def time_of(self, k: int) -> float:
         """When sector ``k`` (0-based, in LBA order) is done."""
@@ -144,6 +154,30 @@ class TrackPlan(NamedTuple):
         if w < 0:
             return [k * step + base for k in range(1, n + 1)]
         return [base + k * step for k in range(1, w + 1)] + [base + w * step] * (n - w)
+
+    def latest_less(self, b: float) -> float | None:
+        """The largest of ``times_list()[j] - float(j) * b`` (when a burst sending one sector
+        every ``b`` may start at the latest: :meth:`simcore.drive.Drive._burst_start`), from
+        the ends of the runs alone, without the list; None when that shortcut is not sure.
+
+        The times rise by ``sector_ms`` a sector along each run, so where the media is
+        faster than the bus's turn by far more than rounding (``sector_ms - b`` beyond a
+        millionth of a millionth of the largest number), the values rise along the first
+        run and fall (``b`` >= 0) along the repeated time of a wrapped read's head: the
+        largest is the first run's last or the second run's first, computed with the same
+        operations as the list, so the same float."""
+        n, w, step, base = self.count, self.wrap, self.sector_ms, self.base_ms
+        if n <= 0 or b < 0.0 or not step - b > 1e-12 * (abs(base) + n * (step + b)):
+            return None
+        if w < 0:
+            return (n * step + base) - float(n - 1) * b
+        last = base + w * step  # the time of sectors w.. (and of sector w - 1)
+        best = last - float(w) * b if w < n else None
+        if w > 0:
+            first = last - float(w - 1) * b
+            if best is None or first > best:
+                best = first
+        return best
 
     def done_by(self, t: float) -> int:
         """How many sectors are done at ``t`` (their times ``<= t``)."""
@@ -358,7 +392,12 @@ class Mechanism:
         crosses a track or the drive has Advanced Format sectors."""
         if self._fmt is not None:
             return None
-        piece = self.layout.first_piece(lba, sectors)
+        lay = self.layout
+        # first_piece's checks, then its answer (from it, the error naming a bad value)
+        if sectors > 0 and lba >= 0 and lba + sectors <= lay.capacity:
+            piece = lay._piece_at(lba, sectors)
+        else:
+            piece = lay.first_piece(lba, sectors)
         if piece.count != sectors:
             return None
         return self._track(piece, start_ms, head.cylinder, head.surface, is_write,
@@ -367,7 +406,7 @@ class Mechanism:
     def _track(self, piece: TrackPiece, t: float, cyl: int, surface: int, is_write: bool,
                zero_latency: bool, min_move_ms: float) -> TrackPlan:
         """One track's part of a plan, the head at ``(cyl, surface)`` at ``t``."""
-        pc, ps = piece.cylinder, piece.surface
+        pc, ps, first, span, count, spt = piece  # (a TrackPiece's fields, in order)
         move = self._seek_times[abs(pc - cyl)]  # move_ms, inlined
         if ps != surface and move < self.head_switch_ms:
             move = self.head_switch_ms
@@ -380,15 +419,14 @@ class Mechanism:
         move_start = t
         t += move
         rev = self.rev_ms
-        spt = piece.sectors_per_track
         st = rev / spt
         pos = ((self.phase0 + t / rev) % 1.0) * spt
-        first, span, count = piece.first_sector, piece.span, piece.count
         step = st * span / count  # slipped sectors inside the piece spread evenly
         off = 0
         if zero_latency:  # start at the next sector boundary, whichever sector it is
-            boundary = math.ceil(pos - 1e-6)
-            wait = max(0.0, boundary - pos) * st
+            boundary = ceil(pos - 1e-6)
+            ahead = boundary - pos  # (max(0.0, ahead), without the call)
+            wait = (ahead if ahead > 0.0 else 0.0) * st
             off = (boundary % spt - first) % spt
             if not 0 < off < span:
                 off = 0
@@ -399,7 +437,9 @@ class Mechanism:
         if off:  # landed inside the run: read its tail first, then wrap to its head
             elapsed = wait + spt * st
             base = t + wait + (spt - off) * st  # when the run's first sector comes round
-            wrap = min(count, round(off * count / span))
+            wrap = round(off * count / span)
+            if wrap > count:
+                wrap = count
         else:
             base = t + wait
             wrap = -1

@@ -62,10 +62,15 @@ class StraightTrack(NamedTuple):
     def lba_at(self, sector: int) -> int | None:
         """The LBA at physical ``sector`` (0 <= sector < spt) of this track, or None past the
         run's end."""
-        lba = self.first + (sector - self.offset) % self.spt
-        return lba if lba < self.end else None
+        first, end, _cylinder, _surface, offset, spt = self  # (one read of the fields)
+        lba = first + (sector - offset) % spt
+        return lba if lba < end else None
 
 
+# ``_new_tuple(TrackPiece, fields)`` is ``TrackPiece(*fields)`` without the Python-level
+# ``__new__`` a NamedTuple's constructor goes through (pieces and straight tracks are made
+# several times per request)
+_new_tuple = tuple.__new__
 _NO_TRACK = (0, 0, 0, 0, 0, 1)  # no straight track found yet
 
 
@@ -348,10 +353,11 @@ class Layout:
     def track_end(self, lba: int) -> int:
         """One past the last LBA on ``lba``'s track (the end of :meth:`first_piece` for a
         request reaching to the track's end), without the piece's geometry."""
-        self._check(lba)
-        first, end = self._track[:2]
-        if first <= lba < end:  # on the last straight track found
-            return end
+        if not 0 <= lba < self.capacity:  # (the check, called only to raise)
+            self._check(lba)
+        last = self._track
+        if last[0] <= lba < last[1]:  # on the last straight track found
+            return last[1]
         zm = self._zones[bisect_right(self._zone_starts, lba) - 1]
         rel = lba - zm.first_lba
         in_zone = zm.lba_count - rel
@@ -373,18 +379,20 @@ class Layout:
     def straight_track(self, lba: int) -> StraightTrack | None:
         """The track holding ``lba`` if it is straight (its LBAs one run from its first slot),
         else None. Found once per track: the last one found is kept."""
-        self._check(lba)
+        if not 0 <= lba < self.capacity:  # (the check, called only to raise)
+            self._check(lba)
         if not self._track[0] <= lba < self._track[1]:
             self._piece_at(lba, 1)
             if not self._track[0] <= lba < self._track[1]:
                 return None
-        return StraightTrack(*self._track)
+        return _new_tuple(StraightTrack, self._track)
 
     def _piece_at(self, lba: int, remaining: int) -> TrackPiece:
         first, end, cyl, surface, offset, spt = self._track
         if first <= lba < end:  # on the last straight track found: the same numbers, shorter
-            count = min(remaining, end - lba)
-            return TrackPiece(cyl, surface, (offset + lba - first) % spt, count, count, spt)
+            count = end - lba if end - lba < remaining else remaining  # (min, without the call)
+            return _new_tuple(TrackPiece, (cyl, surface, (offset + lba - first) % spt, count,
+                                           count, spt))
         zm = self._zones[bisect_right(self._zone_starts, lba) - 1]
         rel = lba - zm.first_lba
         slot = rel if zm.simple else zm.slot_of(rel)
@@ -401,10 +409,17 @@ class Layout:
             on_track = (end_rel - rel + 1) if end_rel is not None else 1
         else:
             on_track = track_end_slot - slot
-        count = min(remaining, on_track, in_zone)
+        count = remaining  # the smallest of the three (min, without its call)
+        if on_track < count:
+            count = on_track
+        if in_zone < count:
+            count = in_zone
         last_slot = slot + count - 1 if straight else zm.slot_of(rel + count - 1)
         cyl, surface, offset = zm.track_geometry(track)
         if straight:  # every slot of the track up to the zone's end holds the next LBA
-            self._track = (lba - k, min(lba - k + zm.spt, zm.first_lba + zm.lba_count), cyl,
-                           surface, offset, zm.spt)
-        return TrackPiece(cyl, surface, (offset + k) % zm.spt, last_slot - slot + 1, count, zm.spt)
+            end = lba - k + zm.spt  # the track's end, or the zone's (min, without its call)
+            zone_end = zm.first_lba + zm.lba_count
+            self._track = (lba - k, zone_end if zone_end < end else end, cyl, surface, offset,
+                           zm.spt)
+        return _new_tuple(TrackPiece, (cyl, surface, (offset + k) % zm.spt, last_slot - slot + 1,
+                                       count, zm.spt))

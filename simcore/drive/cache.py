@@ -442,7 +442,8 @@ def sector_end(p: PlanPiece | TrackPlan, t: float) -> float:
     if t <= r:
         return r
     k = math.ceil((t - r) / p.sector_ms - 1e-9)
-    return min(r + k * p.sector_ms, p.end_ms)
+    boundary, end = r + k * p.sector_ms, p.end_ms
+    return end if end < boundary else boundary  # the smaller (min, without its call)
 
 
 class ReadService:
@@ -477,6 +478,12 @@ class ReadService:
         """:attr:`ready_ms` as a list of floats (``ready_ms.tolist()``)."""
         ready = self._ready
         return ready.times_list() if isinstance(ready, TrackPlan) else ready.tolist()
+
+    def latest_less(self, b: float) -> float | None:
+        """:meth:`TrackPlan.latest_less` of a read from one track (None otherwise): the
+        latest start of a burst sending a sector every ``b``, without the list."""
+        ready = self._ready
+        return ready.latest_less(b) if isinstance(ready, TrackPlan) else None
 
     @property
     def sectors(self) -> int:
@@ -693,7 +700,8 @@ class SegmentCache:
         # the segment began on an earlier track: its first LBA's track ends by x
         if seg_start < x and lay.track_end(seg_start) <= x:
             end += lay.sectors_per_track(lay.zone_of(req_start))
-        return max(0, min(end, lay.capacity) - x)
+        left = (lay.capacity if lay.capacity < end else end) - x  # (min and max, without
+        return left if left > 0 else 0  # their calls: this runs per read miss)
 
     # -- segments -------------------------------------------------------------
     def _allocate(self, t: float, head: HeadState, write: bool = False) -> Segment:
@@ -787,7 +795,7 @@ class SegmentCache:
             pos = s.position()
             head.cylinder, head.surface = pos.cylinder, pos.surface
             return s.end_ms
-        free = base = max(t, s.min_until)
+        free = base = s.min_until if s.min_until > t else t  # (max, without its call)
         cyl, surf = s.head0
         track = s.track
         on: PlanPiece | TrackPlan | None = None  # the track whose sectors pass at ``free``
@@ -802,8 +810,8 @@ class SegmentCache:
             on = p
         if s.asked_ms is not None and t < base:
             on = None  # stopped before it began: its (queued) seek is all there is to wait for
-        got = s.done_by(free)
-        n = s.stop_lba - s.lba
+        got = s.done_by(free) if track is None else track.done_by(free)
+        n = s.stop_lba - s.lba if track is None else track.count
         if on is not None and s.kind == "read" and not self.config.stop_in_sector:
             free = sector_end(on, free)
         if s.kind == "read":
@@ -818,7 +826,9 @@ class SegmentCache:
         if s.kind == "read":
             s.seg.end = s.lba + got
             if self.config.read_ahead_over_requested:  # the ring pushed out only what was read
-                s.seg.start = min(s.seg.end, max(s.start0, s.seg.end - self.cap))
+                end = s.seg.end  # (min and max, without their calls)
+                ring = end - self.cap if end - self.cap > s.start0 else s.start0
+                s.seg.start = ring if ring < end else end
             self.stats["read_ahead_stopped"] += n - got
             self.stats["read_ahead_sectors"] -= n - got
         else:
@@ -857,7 +867,7 @@ class SegmentCache:
         if self.stream is not None:
             self.stop(t, head)
         head0 = (head.cylinder, head.surface)
-        mn = min(ra, self._min_ra)
+        mn = self._min_ra if self._min_ra < ra else ra  # (min, without its call)
         plan: Plan | TrackPlan | None = self.mech.track_plan(x, ra, False, t, head)
         if plan is not None:  # on one track: its times only when asked for
             min_until = plan.time_of(mn - 1) if mn else t
@@ -868,7 +878,8 @@ class SegmentCache:
         if asked_ms is not None and asked_ms < t and not mn:
             self.stream.asked_ms = asked_ms
         seg.end = x + ra
-        seg.start = max(seg.start, seg.end - self.cap)
+        if seg.end - self.cap > seg.start:  # (max, without its call)
+            seg.start = seg.end - self.cap
         head.cylinder, head.surface = plan.cylinder, plan.surface
         self.stats["read_ahead_sectors"] += ra
         self.stats["read_aheads"] += 1
@@ -1002,7 +1013,8 @@ class SegmentCache:
         # partial or miss: the head is needed
         free = self.stop(now, head)
         if self.config.stop_adds_to_overhead:  # DiskSim: the overhead, then the stop's wait
-            free = max(free - self.stop_wait, ready_ms) + self.stop_wait
+            wait = self.stop_wait
+            free = (ready_ms if ready_ms > free - wait else free - wait) + wait  # (max)
         else:
             free = max(free, ready_ms)
         first = lba + hit
@@ -1039,9 +1051,13 @@ class SegmentCache:
             if self.config.read_ahead == "on-arrival":
                 seg.start = self._pre_read(lba, plan)
         if self.config.read_any_free and not seg.written:
-            seg.start = min(seg.start, self._pre_read(first, plan, wrap=True))
+            pre = self._pre_read(first, plan, wrap=True)
+            if pre < seg.start:  # (min and max, here and below, without their calls)
+                seg.start = pre
         seg.first = seg.start
-        seg.start = max(seg.start, seg.end - max(self.cap, sectors))
+        ring = seg.end - (sectors if sectors > self.cap else self.cap)
+        if ring > seg.start:
+            seg.start = ring
         seg.last_used = self._tick
         seg.ready_ms = plan.end_ms
         waited = free - ready_ms
@@ -1077,7 +1093,7 @@ class SegmentCache:
                 return lba
             landing = self.layout.track_extent(lba)[0] if first is None else first
         self.stats["pre_read_sectors"] += lba - landing
-        return max(landing, lba - self.cap)
+        return lba - self.cap if lba - self.cap > landing else landing  # (max, no call)
 
     def read_done(self, svc: ReadService, media_end_ms: float, head: HeadState) -> None:
         """A read's media part ended at ``media_end_ms``: start the read-ahead after it."""
@@ -1329,7 +1345,7 @@ class SegmentCache:
         s = self._live(now)
         if s is not None:
             return s.end_ms
-        dirty = [g for g in self.segments if g.dirty]
+        dirty = [g for g in self.segments if g.dirty_from < g.end]  # (Segment.dirty, inlined)
         if not dirty:
             return None
         seg = self._pick_dirty(dirty, now, head)

@@ -33,6 +33,7 @@ from ..records import WRITE, Completed, Request
 from ..sched import get_scheduler
 from .cache import FLUSH
 
+_new_tuple = tuple.__new__  # a NamedTuple from all its fields, as its constructor makes it
 PIO_GRAIN_SECTORS = 16  # PIO blocks the simulator moves per CPU slice when they are all ready
 
 # what the buffered drive's process waits on (Drive._serve_open_buffered)
@@ -86,6 +87,22 @@ class HeadView:
 
 
 ServiceFn = Callable[[Request, float, HeadState], tuple[float, Access, bool]]
+
+
+def _wake_comes_next(state: str, now: float, dev: tuple | None, feed: tuple | None) -> bool:
+    """Whether, in :meth:`Drive._serve_open_buffered`, the wake-up just made at ``now`` is
+    the next event and the drive's process runs right after it, nothing else coming
+    between (so the loop may take both at once).
+
+    An idle drive runs on its wake-up, which precedes any other event of its time (it
+    was made last, but a feeder's event of the same time comes only after it, and the
+    drive has none). An idle drive waiting on background work too needs one more event,
+    the condition the wake-up triggers (made then, at ``now``): it runs next if the
+    background work ends strictly later and the feeder's next arrival too (an arrival
+    at ``now``, made after the wake-up, would come before the condition)."""
+    if state is _IDLE:
+        return True
+    return dev[0] > now and (feed is None or feed[0] > now)
 
 
 def _take(pending: list[Request], req: Request) -> Request:
@@ -538,6 +555,12 @@ class Drive:
                         if state is not _CONDITION:
                             wake = (now, 1, eid)
                             eid += 1
+                if wake is not None and _wake_comes_next(state, now, dev, feed):
+                    wake, run = None, True  # the drive runs now, as the branch below has it
+                    if state is _IDLE_OR_BACKGROUND:  # after the condition's own event
+                        tail = max(tail, dev[0])
+                        state, dev = _CONDITION, None
+                        eid += 1
                 continue
             if nxt is wake:
                 wake = None
@@ -564,6 +587,8 @@ class Drive:
             elif state is _IDLE_OR_BACKGROUND:  # the background work ended first
                 state, dev = _CONDITION, (now, 1, eid)
                 eid += 1
+                if wake is None and (feed is None or feed[0] > now):
+                    dev, run = None, True  # the condition's event is next: the drive runs
             else:  # the condition: the drive runs
                 dev = None
                 run = True
@@ -574,19 +599,18 @@ class Drive:
         start = t = now
         steps: list[float] = []
         cache, head = self.cache, self.head
-        op = req.op
-        n = req.sectors
+        # the request's fields, read once (a NamedTuple's field look-up is not a cheap one)
+        rid, arrival, op, lba, n, client, fua = req
         if op == WRITE:
             o = self._ov
             ov = data_ov = o.write(self._after_write)
             extra = (o.random_write_setup_ms is not None and self._after_write
-                     and req.lba != self.last_lba)
+                     and lba != self.last_lba)
             if extra:
                 ov = o.random_write_setup_ms
                 data_ov = (o.random_write_data_ms or ov) + o.reselect_ms
             data_ov += o.data_prep_ms
-            fua = req.fua
-            space = cache.write_space(req.lba, n, t, fua=fua)
+            space = cache.write_space(lba, n, t, fua=fua)
             disc, resel = self._write_handshakes(extra)
             if data_ov:
                 now = now + data_ov
@@ -595,7 +619,7 @@ class Drive:
             b = self._bus_write_ms
             idx = np.arange(n, dtype=float)
             arrive = (idx + 1) * b + np.maximum(now, np.maximum.accumulate(space - idx * b))
-            svc = cache.write(req.lba, n, arrive, t + ov, head, fua=fua,
+            svc = cache.write(lba, n, arrive, t + ov, head, fua=fua,
                               feed=self._write_feed(now, space, disc, resel), arrival_ms=t)
             if svc.arrive_ms is not None:
                 arrive = svc.arrive_ms
@@ -623,29 +647,34 @@ class Drive:
             self.interrupts += 1
             overhead, seek, rot, xfer, hit = 0.0, 0.0, 0.0, max(0.0, end - t), False
         else:
-            found = cache.find(req.lba, n, t)
+            found = cache.find(lba, n, t)
             kind = found[0]
             hit = kind == "hit" or kind == "stream"
             aw = self._after_write
-            ov = self._read_ov[hit][aw]
+            miss_ov, hit_ov = self._read_ov[False][aw], self._read_ov[True][aw]
+            ov = hit_ov if hit else miss_ov
             o = self._ov
             # _serve_read: a partial hit's buffered head goes after the read hit set-up
-            data = t + o.read_hit(aw) + o.data_prep_ms if kind == "partial" else None
-            svc = cache.read(req.lba, n, t, t + ov, head, found, data_ms=data,
-                             media_ms=t + o.read_miss(aw))
+            data = t + hit_ov + o.data_prep_ms if kind == "partial" else None
+            svc = cache.read(lba, n, t, t + ov, head, found, data_ms=data,
+                             media_ms=t + miss_ov)
             if data is not None:
                 start_ms = data
             elif self._read_handshakes:
                 start_ms = self._read_data_start(svc, t + ov, aw)
             else:  # (_read_data_start without disconnect or reselect overheads)
                 start_ms = t + ov + o.data_prep_ms
-            # _dma_burst
+            # _dma_burst (its start from the plan's numbers where they decide it, no list)
             b = self._bus_ms
-            times = svc.ready_list()
-            s = self._burst_start(times, now if now > start_ms else start_ms)
+            earliest = now if now > start_ms else start_ms
+            latest = svc.latest_less(b)
+            if latest is None:
+                s = self._burst_start(svc.ready_list(), earliest)
+            else:
+                s = latest if latest > earliest else earliest
             mark = self._read_mark(n) if self._watermark and svc.kind == "miss" else 0
-            if mark > 0 and times[mark - 1] > s:
-                s = times[mark - 1]
+            if mark > 0 and svc.ready_list()[mark - 1] > s:
+                s = svc.ready_list()[mark - 1]
             if s > now:
                 now = now + (s - now)
                 steps.append(now)
@@ -656,17 +685,16 @@ class Drive:
                 steps.append(now)
             if now > s2:  # Channel.note: the drive's own bus keeps no trace
                 self.channel.data_ms += now - s2
-            media_end = svc.media_end_ms + (times[-1] - times[-1])  # the burst kept the times
-            cache.read_done(svc, media_end, head)
+            # one burst: no ring stall, so the media part ends as planned
+            cache.read_done(svc, svc.media_end_ms, head)
             self.interrupts += 1
-            extra = media_end - svc.media_end_ms
-            overhead, seek, rot, xfer = ov, svc.seek_ms, svc.rotation_ms + extra, svc.transfer_ms
+            overhead, seek, rot, xfer = ov, svc.seek_ms, svc.rotation_ms, svc.transfer_ms
         done_ov = self._done_ms[op == WRITE]
         if op != FLUSH:
             self._after_write = op == WRITE
         if self.events is not None:
             reads = n if op != WRITE and op != FLUSH and not hit else 0
-            done_ov += self.events.delay(req.id, start, self._last_finish, reads)
+            done_ov += self.events.delay(rid, start, self._last_finish, reads)
         if done_ov:
             if done_ov < 0:
                 raise ValueError(f"Negative delay {done_ov}")  # as SimPy's timeout
@@ -676,12 +704,15 @@ class Drive:
         self._last_finish = finish
         overhead += done_ov
         if op != FLUSH:
-            self.last_lba = req.lba + n
+            self.last_lba = lba + n
         self.busy_ms += finish - start
-        iface = max(0.0, finish - start - overhead - seek - rot - xfer)
-        rec = Completed(req.id, op, req.lba, n, req.arrival_ms, start, finish,
-                        start - req.arrival_ms, overhead, seek, rot, xfer, iface,
-                        finish - req.arrival_ms, req.client, hit)
+        iface = finish - start - overhead - seek - rot - xfer
+        if not iface > 0.0:  # (max(0.0, iface), without its call)
+            iface = 0.0
+        # Completed(...) without the NamedTuple's Python-level __new__ (one per request)
+        rec = _new_tuple(Completed, (rid, op, lba, n, arrival, start, finish,
+                                     start - arrival, overhead, seek, rot, xfer, iface,
+                                     finish - arrival, client, hit))
         return steps, rec
 
     def _note(self, kind: str, t0: float, t1: float) -> None:
