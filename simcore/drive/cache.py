@@ -911,11 +911,15 @@ class SegmentCache:
         best: tuple[str, Segment | None, int] = ("miss", None, 0)
         write_hits = self.config.read_hits_on_write_data
         wseg = self._wseg  # never read from (separate_write_segment)
+        # the segment's start moves only while a read-ahead runs into it; any other starts
+        # at its ``start``. Most segments end before ``lba`` or start after it: those two
+        # tests come first (this scan runs on every read)
+        filling = s.seg if s is not None else None
         for seg in self.segments:
-            if lba > seg.end or seg is wseg or (seg.written and not write_hits):
+            if (lba > seg.end or (seg.start > lba and seg is not filling) or seg is wseg
+                    or (seg.written and not write_hits)):
                 continue
-            # the segment's start moves only while a read-ahead runs into it
-            if (seg.start if s is None or s.seg is not seg else self._live_start(seg, t)) > lba:
+            if seg is filling and self._live_start(seg, t) > lba:
                 continue
             ve = self._valid_end(seg, t)
             if s is not None and s.seg is seg and s.kind == "read":
