@@ -258,7 +258,10 @@ class Drive:
         cap = cache.cap
         if cfg.adaptive:  # the smallest segment re-segmenting can make
             cap = min(cap, max(1, int(cfg.size_kib * 2) // cfg.max_segments))
-        return all(r.sectors <= cap for r in requests if r.op != WRITE and r.op != FLUSH)
+        # the size first (few requests exceed a segment), in a list comprehension: one
+        # loop, not a generator resumed per request; then only those need their op read
+        too_large = [r for r in requests if r.sectors > cap]
+        return all(r.op == WRITE or r.op == FLUSH for r in too_large)
 
     def serve_open(self, requests: Sequence[Request]) -> float:
         """Serve an open stream of requests without SimPy's event loop.
