@@ -33,6 +33,24 @@ def _by_simpy(stk, requests):
     return built.completed, built.busy_ms, env.now
 
 
+def _both_paths_agree(stk, wl):
+    """Run ``wl`` on the engine's event-free path and on SimPy's, and check that the records,
+    busy time, end and cache statistics agree; both drives are returned for a test's own checks."""
+    res = run(stk, wl)
+    fast = res.meta["built"].drives[0]
+    assert fast._open_served  # the engine took the event-free path
+    built = start(stk)
+    env = built.env
+    env.process(_feed_open(env, built.top, wl.requests))
+    env.run()
+    slow = built.drives[0]
+    assert not slow._open_served
+    assert [tuple(r) for r in res.records] == [tuple(r) for r in built.completed]
+    assert res.busy_ms == built.busy_ms and res.meta["end_ms"] == env.now
+    assert fast.cache.stats == slow.cache.stats
+    return res, built, fast, slow
+
+
 @pytest.fixture(scope="module")
 def atlas():
     return Mechanism(load_disk("atlas10k"))
@@ -137,19 +155,9 @@ def test_buffered_serve_open_matches_the_event_loop(disk, kind, sched):
     wl = OpenWorkload(_buffered_requests(kind, cap), name=kind)
     cache = CacheConfig.from_profile(mech.profile, write_back=True)
     stk = stack(mech, scheduler=sched, cache=cache)
-    res = run(stk, wl)
-    drive = res.meta["built"].drives[0]
-    assert drive._open_served  # the engine took the event-free path
-    built = start(stk)
-    env = built.env
-    env.process(_feed_open(env, built.top, wl.requests))
-    env.run()
-    other = built.drives[0]
-    assert not other._open_served
-    assert [tuple(r) for r in res.records] == [tuple(r) for r in built.completed]
+    res, built, drive, other = _both_paths_agree(stk, wl)
     assert [type(r.start_ms) for r in res.records] == [type(r.start_ms) for r in built.completed]
-    assert res.busy_ms == built.busy_ms and res.meta["end_ms"] == env.now
-    assert drive.cache.stats == other.cache.stats and drive.interrupts == other.interrupts
+    assert drive.interrupts == other.interrupts
     assert drive.channel.data_ms == other.channel.data_ms
     if kind == "sequential":  # the case is what it says: read-ahead served most reads
         assert drive.cache.stats["hits"] + drive.cache.stats["stream_hits"] > 300
@@ -293,16 +301,7 @@ def test_separate_write_segment_serves_alike_on_both_paths(disk, kind):
     assert cache.separate_write_segment
     wl = OpenWorkload(_buffered_requests(kind, mech.layout.capacity), name=kind)
     stk = stack(mech, scheduler="fcfs", cache=cache)
-    res = run(stk, wl)
-    drive = res.meta["built"].drives[0]
-    assert drive._open_served
-    built = start(stk)
-    env = built.env
-    env.process(_feed_open(env, built.top, wl.requests))
-    env.run()
-    assert [tuple(r) for r in res.records] == [tuple(r) for r in built.completed]
-    assert res.busy_ms == built.busy_ms and res.meta["end_ms"] == env.now
-    assert drive.cache.stats == built.drives[0].cache.stats
+    _, _, drive, _ = _both_paths_agree(stk, wl)
     assert drive.cache._wseg is not None and len(drive.cache.segments) <= cache.segments
 
 
@@ -326,16 +325,7 @@ def test_disksims_hit_test_serves_alike_on_both_paths(disk, kind):
         reqs = _ties(cap)
     wl = OpenWorkload(reqs, name=kind)
     stk = stack(mech, scheduler="fcfs", cache=cache)
-    res = run(stk, wl)
-    drive = res.meta["built"].drives[0]
-    assert drive._open_served
-    built = start(stk)
-    env = built.env
-    env.process(_feed_open(env, built.top, wl.requests))
-    env.run()
-    assert [tuple(r) for r in res.records] == [tuple(r) for r in built.completed]
-    assert res.busy_ms == built.busy_ms and res.meta["end_ms"] == env.now
-    assert drive.cache.stats == built.drives[0].cache.stats
+    _, _, drive, _ = _both_paths_agree(stk, wl)
     if kind == "two streams" and cache.segments - cache.separate_write_segment > 1:
         # the case is what it says (the HP C2247 has one read segment: the streams share it)
         assert drive.cache.stats["read_ahead_stopped_by_hit"] > 10
