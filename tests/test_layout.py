@@ -83,11 +83,8 @@ zone_strategy = st.lists(
     min_size=1, max_size=3)
 
 
-@settings(max_examples=60, deadline=None)
-@given(zones=zone_strategy, surfaces=st.integers(1, 3),
-       mapping=st.sampled_from(["conventional", "serpentine"]), data=st.data())
-def test_map_round_trips_every_sector(zones, surfaces, mapping, data):
-    """Every LBA maps to one physical sector and back; every other sector is spare or slipped."""
+def _zone_spec(zones, surfaces: int, data) -> list[dict]:
+    """The zone table a drawn ``zone_strategy`` example describes, with up to two slips a zone."""
     spec, c0 = [], 0
     for ncyl, spt, ts, cs, spares in zones:
         slots = ncyl * surfaces * spt
@@ -96,6 +93,15 @@ def test_map_round_trips_every_sector(zones, surfaces, mapping, data):
                      "sectors_per_track": spt, "track_skew": ts % spt, "cylinder_skew": cs % spt,
                      "spares": min(spares, slots - 1), "slips": slips})
         c0 += ncyl
+    return spec
+
+
+@settings(max_examples=60, deadline=None)
+@given(zones=zone_strategy, surfaces=st.integers(1, 3),
+       mapping=st.sampled_from(["conventional", "serpentine"]), data=st.data())
+def test_map_round_trips_every_sector(zones, surfaces, mapping, data):
+    """Every LBA maps to one physical sector and back; every other sector is spare or slipped."""
+    spec = _zone_spec(zones, surfaces, data)
     layout = Layout(small_disk(spec, surfaces=surfaces, mapping=mapping))
     seen = set()
     for lba in range(layout.capacity):
@@ -121,14 +127,7 @@ def test_answers_from_the_last_track_found_equal_the_full_map(zones, surfaces, m
     piece was found on (a cache asks them about the track its miss just read): the same
     answers as a layout that never found a piece, on every sector of that track; so does
     the straight track itself."""
-    spec, c0 = [], 0
-    for ncyl, spt, ts, cs, spares in zones:
-        slots = ncyl * surfaces * spt
-        slips = data.draw(st.lists(st.integers(0, slots - 1), unique=True, max_size=2))
-        spec.append({"first_cylinder": c0, "last_cylinder": c0 + ncyl - 1,
-                     "sectors_per_track": spt, "track_skew": ts % spt, "cylinder_skew": cs % spt,
-                     "spares": min(spares, slots - 1), "slips": slips})
-        c0 += ncyl
+    spec = _zone_spec(zones, surfaces, data)
     prof = small_disk(spec, surfaces=surfaces, mapping=mapping)
     layout, fresh = Layout(prof), Layout(prof)  # ``fresh`` never finds a piece
     straight = 0
