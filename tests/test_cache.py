@@ -98,9 +98,7 @@ def test_read_ahead_hit_rate_of_a_sequential_stream():
 def test_track_and_cylinder_read_ahead_stop_at_their_boundary(ten_ms_disk):
     for policy, end in (("track", 100), ("cylinder", 200), ("segment", 512)):
         cache = SegmentCache(CacheConfig(256, 1, read_ahead=policy), ten_ms_disk)
-        head = HeadState(0, 0)
-        svc = cache.read(0, 1, 0.0, 0.0, head)
-        cache.read_done(svc, svc.media_end_ms, head)
+        _miss(cache, 0, 1)
         assert cache.contents(1e9) == [(0, end, False)], policy
 
 
@@ -120,9 +118,7 @@ def test_read_ahead_stops_at_once_but_never_inside_a_head_switch(ten_ms_disk):
     cannot be aborted (Gray §2.10, read-ahead in zero)."""
     def started():
         cache = SegmentCache(CacheConfig(256, 1, read_ahead="segment"), ten_ms_disk)
-        head = HeadState(0, 0)
-        svc = cache.read(0, 1, 0.0, 0.0, head)  # sector 0 done at 0.1 ms
-        cache.read_done(svc, svc.media_end_ms, head)  # read-ahead: 1..99 by 10.0, switch
+        head = _miss(cache, 0, 1)[1]  # sector 0 at 0.1 ms; read-ahead 1..99 by 10.0
         return cache, head
 
     cache, head = started()
@@ -151,9 +147,7 @@ def test_stop_prefetch_in_sector(ten_ms_disk, in_sector):
     def started():
         cache = SegmentCache(CacheConfig(256, 1, read_ahead="segment",
                                          stop_in_sector=in_sector), ten_ms_disk)
-        head = HeadState(0, 0)
-        svc = cache.read(0, 1, 0.0, 0.0, head)
-        cache.read_done(svc, svc.media_end_ms, head)
+        head = _miss(cache, 0, 1)[1]
         return cache, head
 
     cache, head = started()  # 0.03 ms into sector 50 (5.0-5.1)
@@ -258,9 +252,7 @@ def test_a_read_the_read_ahead_has_not_reached_is_a_miss_in_disksim(ten_ms_disk,
     def started():
         cache = SegmentCache(CacheConfig(256, 1, read_ahead="segment",
                                          stop_read_ahead_unless_hit=unless_hit), ten_ms_disk)
-        head = HeadState(0, 0)
-        svc = cache.read(0, 1, 0.0, 0.0, head)
-        cache.read_done(svc, svc.media_end_ms, head)
+        head = _miss(cache, 0, 1)[1]
         return cache, head
 
     cache, head = started()
@@ -333,9 +325,7 @@ def test_a_stop_before_the_read_ahead_began_counts_its_wait_from_the_stop(ten_ms
         cache = SegmentCache(CacheConfig(64, 1, read_ahead="segment", max_read_ahead_kib=10,
                                          read_ahead_on_hit=True, stop_adds_to_overhead=adds,
                                          stop_read_ahead_unless_hit=True), ten_ms_disk)
-        head = HeadState(0, 0)
-        svc = cache.read(0, 1, 0.0, 0.0, head)
-        cache.read_done(svc, svc.media_end_ms, head)
+        head = _miss(cache, 0, 1)[1]
         cache.read(15, 5, 52.05, 52.05, head, media_ms=52.15)
         return cache, head
 
