@@ -23,7 +23,7 @@ from .disk.profile import DiskProfile
 from .disk.profiles import load_disk
 from .drive.drive import Drive
 from .errors import TraceError
-from .metrics import demerit, demerit_bucketed
+from .metrics import compare_service_times
 from .records import Completed, Request
 from .results import RunResult
 from .stack import Shared, Stack, build, build_system
@@ -264,20 +264,11 @@ def replay_validation(disk: Disk, workload: ValidationWorkload,
     measured = np.array([s.measured_ms for s in workload.steps])
     is_write = np.array([s.op == "W" for s in workload.steps])
 
-    def compare(mask: np.ndarray) -> dict[str, Any]:
-        if not mask.any():
-            return {"requests": 0}
-        m, s_ = measured[mask], simulated[mask]
-        return {"requests": int(mask.sum()), "demerit_ms": demerit(m, s_),
-                "demerit_bucketed_ms": demerit_bucketed(m, s_),
-                "measured_mean_ms": float(m.mean()), "simulated_mean_ms": float(s_.mean()),
-                "measured_sd_ms": float(m.std()), "simulated_sd_ms": float(s_.std())}
-
-    report = compare(np.ones(len(measured), bool))
+    report = compare_service_times(measured, simulated)
     mean_m = report["measured_mean_ms"]
     report["demerit_pct"] = 100.0 * report["demerit_ms"] / mean_m if mean_m > 0 else None
-    report["reads"] = compare(~is_write)
-    report["writes"] = compare(is_write)
+    report["reads"] = compare_service_times(measured[~is_write], simulated[~is_write])
+    report["writes"] = compare_service_times(measured[is_write], simulated[is_write])
     report["disk"] = mech.profile.id
     report["firmware"] = firmware
     return report

@@ -124,6 +124,23 @@ def demerit_bucketed(measured: np.ndarray, simulated: np.ndarray) -> float:
     return float(np.sqrt(np.mean(d * d)))
 
 
+def compare_service_times(measured: np.ndarray, simulated: np.ndarray) -> dict:
+    """A replay held against its measured trace: both demerits, both means and spreads.
+
+    ``demerit_ms`` from the per-request times (:func:`demerit`), ``demerit_bucketed_ms`` as
+    DiskSim's rms tool scores its runs (:func:`demerit_bucketed`); ``{"requests": 0}`` for
+    empty samples (a trace with no writes has no write figures).
+    """
+    m = np.asarray(measured, dtype=float)
+    s = np.asarray(simulated, dtype=float)
+    if len(m) == 0:
+        return {"requests": 0}
+    return {"requests": len(m), "demerit_ms": demerit(m, s),
+            "demerit_bucketed_ms": demerit_bucketed(m, s),
+            "measured_mean_ms": float(m.mean()), "simulated_mean_ms": float(s.mean()),
+            "measured_sd_ms": float(m.std()), "simulated_sd_ms": float(s.std())}
+
+
 def summarize(response_ms: np.ndarray, sectors: np.ndarray, start_ms: float, end_ms: float,
               busy_ms: float) -> dict[str, float]:
     """Mean and percentiles of response time, throughput and utilization."""

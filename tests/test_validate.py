@@ -259,3 +259,15 @@ def test_ascii_reader_flags_and_devices(tmp_path):
     assert [(r.op, r.lba, r.sectors, r.client) for r in wl.requests] == [
         ("R", 100, 8, 0), ("W", 7, 2, 1), ("R", 200, 16, 0)]
     assert [r.lba for r in read_ascii(p, device=0).requests] == [100, 200]
+
+
+def test_compare_service_times_reports_both_scores_and_empty_samples():
+    """The figures validate, the experiment and the chapter all read: one function."""
+    from simcore.metrics import compare_service_times
+
+    got = compare_service_times(np.array([1.0, 3.0]), np.array([2.0, 4.0]))
+    assert got["requests"] == 2 and got["demerit_ms"] == pytest.approx(1.0)
+    assert got["measured_mean_ms"] == 2.0 and got["simulated_mean_ms"] == 3.0
+    assert got["measured_sd_ms"] == 1.0 and got["simulated_sd_ms"] == 1.0
+    assert got["demerit_bucketed_ms"] > 0
+    assert compare_service_times(np.array([]), np.array([])) == {"requests": 0}

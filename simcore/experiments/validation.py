@@ -130,7 +130,7 @@ def replay(drive: str, firmware: bool = True, zero_latency_reads: bool | None = 
     from ..disk.profiles import profile_from_dict
     from ..disksim.importer import import_disksim
     from ..engine import run
-    from ..metrics import demerit, demerit_bucketed
+    from ..metrics import compare_service_times
     from ..workloads.traces.disksim import read_validation
 
     imported = import_disksim(model_path(drive))
@@ -144,14 +144,9 @@ def replay(drive: str, firmware: bool = True, zero_latency_reads: bool | None = 
     sim = np.array([r.finish_ms - r.start_ms for r in recs])
     meas = np.array([s.measured_ms for s in trace.steps])
     writes = np.array([s.op == "W" for s in trace.steps])
-    out = {"requests": len(sim), "demerit_ms": demerit(meas, sim),
-           "demerit_bucketed_ms": demerit_bucketed(meas, sim),
-           "measured_mean_ms": float(meas.mean()), "simulated_mean_ms": float(sim.mean()),
-           "measured_sd_ms": float(meas.std()), "simulated_sd_ms": float(sim.std())}
+    out = compare_service_times(meas, sim)
     for label, mask in (("reads", ~writes), ("writes", writes)):
-        out[label] = {"requests": int(mask.sum()), "demerit_ms": demerit(meas[mask], sim[mask]),
-                      "measured_mean_ms": float(meas[mask].mean()),
-                      "simulated_mean_ms": float(sim[mask].mean())}
+        out[label] = compare_service_times(meas[mask], sim[mask])
     out["cases"] = _cases(trace.steps, recs, meas, sim, prof.head_switch_ms)
     q = np.linspace(0.0, 1.0, 201)
     out["cdf"] = {"p": q.tolist(), "measured_ms": np.quantile(meas, q).tolist(),
