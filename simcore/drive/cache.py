@@ -730,11 +730,14 @@ class SegmentCache:
                             continue
                         segments.remove(victim)
             wseg = self._wseg
-            lru = None  # the clean segment used least recently (the first of equals)
+            # the clean segment used least recently (the first of equals); the age is tested
+            # first, so only the few segments older than those seen so far are tested for
+            # dirty data (the scan runs on every read miss)
+            lru, oldest = None, 0
             for g in segments:
-                if g is not wseg and g.dirty_from >= g.end and (
-                        lru is None or g.last_used < lru.last_used):
-                    lru = g
+                if (lru is None or g.last_used < oldest) and g.dirty_from >= g.end and (
+                        g is not wseg):
+                    lru, oldest = g, g.last_used
             pool = len(segments) - (wseg is not None)
             if pool < self.n_segments - separate or lru is None:
                 self._sids += 1
