@@ -214,6 +214,32 @@ def test_track_plan_is_the_plan(disk):
 
 
 @pytest.mark.parametrize("disk", ["atlas10k", "hpc2247", "ultrastar18es", "toy"])
+def test_track_plan_on_a_held_track_is_the_track_plan(disk):
+    # a cache's read-ahead plans on the straight track it holds: the same numbers as
+    # track_plan's own look-up, field by field (the rest of the track, and shorter runs)
+    from simcore.disk.access import HeadState
+
+    mech = Mechanism(load_disk(disk))
+    lay = mech.layout
+    rng = np.random.default_rng(9)
+    checked = 0
+    for _ in range(400):
+        x = int(rng.integers(0, lay.capacity))
+        track = lay.straight_track(x)
+        if track is None:
+            continue
+        n = int(rng.integers(1, track.end - x + 1)) if rng.integers(0, 2) else track.end - x
+        head = HeadState(int(rng.integers(0, lay.cylinders)), int(rng.integers(0, lay.surfaces)))
+        start_ms = float(rng.uniform(0, 3e6))
+        got = mech.track_plan_on(track, x, n, start_ms, head)
+        want = mech.track_plan(x, n, False, start_ms, head)
+        assert {k: getattr(got, k) for k in want.__slots__} == {
+            k: getattr(want, k) for k in want.__slots__}
+        checked += 1
+    assert checked > 300
+
+
+@pytest.mark.parametrize("disk", ["atlas10k", "hpc2247", "ultrastar18es", "toy"])
 def test_latest_less_is_the_largest_over_the_list(disk):
     # the burst start from the ends of a track plan's runs: the float the list's max gives
     from operator import sub

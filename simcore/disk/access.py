@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .layout import SECTOR_BYTES, Layout, TrackPiece
+from .layout import SECTOR_BYTES, Layout, StraightTrack, TrackPiece
 from .mechanics import SeekCurve, seek_for
 from .profile import DiskProfile
 from .sectors import SectorFormat
@@ -79,6 +79,9 @@ class Plan(NamedTuple):
     cylinder: int
     surface: int
 
+
+# ``_new_tuple(TrackPiece, fields)``: the NamedTuple without its Python-level ``__new__``
+_new_tuple = tuple.__new__
 
 _ONES = np.arange(1, 1025, dtype=float)  # 1, 2, 3, ...: sector numbers for the times
 
@@ -402,6 +405,18 @@ class Mechanism:
             return None
         return self._track(piece, start_ms, head.cylinder, head.surface, is_write,
                            self.zl_write if is_write else self.zl_read, 0.0)
+
+    def track_plan_on(self, track: StraightTrack, lba: int, sectors: int, start_ms: float,
+                      head: HeadState) -> TrackPlan | None:
+        """:meth:`track_plan` of a read of ``sectors`` from ``lba``, inside the straight
+        ``track`` the caller holds (:meth:`Layout.straight_track`): its piece from the
+        track's numbers, as the layout gives it, without looking the track up again."""
+        if self._fmt is not None:
+            return None
+        first, _end, cyl, surface, offset, spt = track
+        return self._track(_new_tuple(TrackPiece, (cyl, surface, (offset + lba - first) % spt,
+                                                   sectors, sectors, spt)),
+                           start_ms, head.cylinder, head.surface, False, self.zl_read, 0.0)
 
     def _track(self, piece: TrackPiece, t: float, cyl: int, surface: int, is_write: bool,
                zero_latency: bool, min_move_ms: float) -> TrackPlan:

@@ -116,6 +116,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..disk.access import HeadState, Mechanism, Plan, PlanPiece, TrackPlan
+from ..disk.layout import StraightTrack
 from ..disk.profile import DiskProfile
 from .write_feed import (
     WriteFeed,
@@ -730,11 +731,14 @@ class SegmentCache:
                             continue
                         segments.remove(victim)
             wseg = self._wseg
-            lru = None  # the clean segment used least recently (the first of equals)
+            # the clean segment used least recently (the first of equals); the age is tested
+            # first, so only the few segments older than those seen so far are tested for
+            # dirty data (the scan runs on every read miss)
+            lru, oldest = None, 0
             for g in segments:
-                if g is not wseg and g.dirty_from >= g.end and (
-                        lru is None or g.last_used < lru.last_used):
-                    lru = g
+                if (lru is None or g.last_used < oldest) and g.dirty_from >= g.end and (
+                        g is not wseg):
+                    lru, oldest = g, g.last_used
             pool = len(segments) - (wseg is not None)
             if pool < self.n_segments - separate or lru is None:
                 self._sids += 1
@@ -843,9 +847,17 @@ class SegmentCache:
         ``req_start``: the first LBA of the request this read-ahead follows. ``asked_ms``:
         when the read-ahead was decided, if it starts later, at ``t`` (see :meth:`stop`)."""
         ahead = self.config.read_ahead == "track-ahead"  # not bounded by the segment size
+        track: StraightTrack | None = None  # x's track, when the read-ahead stays on it
         if limit is None:
-            ra = self._read_ahead(x, seg.owner_start if req_start is not None else seg.start,
-                                  req_start)
+            seg_start = seg.owner_start if req_start is not None else seg.start
+            if ahead and 0 < x < self.layout.capacity:
+                track = self.layout.straight_track(x)
+            if track is not None and seg_start >= track.first:
+                # _track_ahead on a straight track the segment began on: to its end
+                ra = track.end - x
+            else:
+                track = None
+                ra = self._read_ahead(x, seg_start, req_start)
         else:
             ra = limit if ahead else min(limit, self.cap)
         if consumed is not None:  # the ring: never overwrite what the host has not taken
@@ -868,7 +880,10 @@ class SegmentCache:
             self.stop(t, head)
         head0 = (head.cylinder, head.surface)
         mn = self._min_ra if self._min_ra < ra else ra  # (min, without its call)
-        plan: Plan | TrackPlan | None = self.mech.track_plan(x, ra, False, t, head)
+        if track is not None and x + ra <= track.end:
+            plan: Plan | TrackPlan | None = self.mech.track_plan_on(track, x, ra, t, head)
+        else:
+            plan = self.mech.track_plan(x, ra, False, t, head)
         if plan is not None:  # on one track: its times only when asked for
             min_until = plan.time_of(mn - 1) if mn else t
         else:
