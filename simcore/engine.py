@@ -235,7 +235,8 @@ def _start_validation(env, drive: Drive, wl: ValidationWorkload, callbacks,
 
 
 def replay_validation(disk: Disk, workload: ValidationWorkload,
-                      scheduler: Any = "fcfs", *, firmware: bool = True) -> dict[str, Any]:
+                      scheduler: Any = "fcfs", *, firmware: bool = True,
+                      keep_records: bool = False) -> dict[str, Any]:
     """Replay a DiskSim validation trace and compare service-time distributions.
 
     As in DiskSim, the drive runs with its whole firmware (overheads, segmented
@@ -247,8 +248,10 @@ def replay_validation(disk: Disk, workload: ValidationWorkload,
     (``demerit_bucketed_ms``); it is reported for all requests and for reads and writes apart,
     beside both distributions' means and standard deviations.
     ``demerit_pct`` is the demerit as a percentage of the measured mean (None
-    when every measured time is 0). A request beyond the disk raises
-    :class:`TraceError` naming the trace line before anything runs.
+    when every measured time is 0). ``keep_records`` adds the replay's records in trace
+    order under ``"records"`` (for per-request analyses; the report is then no longer
+    plain JSON). A request beyond the disk raises :class:`TraceError` naming the trace
+    line before anything runs.
     """
     mech = _mechanism(disk)
     capacity = mech.layout.capacity
@@ -271,6 +274,8 @@ def replay_validation(disk: Disk, workload: ValidationWorkload,
     report["writes"] = compare_service_times(measured[is_write], simulated[is_write])
     report["disk"] = mech.profile.id
     report["firmware"] = firmware
+    if keep_records:
+        report["records"] = recs
     return report
 
 

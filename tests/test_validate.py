@@ -86,6 +86,19 @@ def test_validate_runs_the_drive_firmware_unless_bare(tiny, capsys):
     assert bare["firmware"] is False and bare["demerit_ms"] > 0.05
 
 
+def test_replay_keeps_its_records_in_trace_order_when_asked(tiny):
+    """``keep_records``: the records the report was computed from, one per trace line, in
+    trace order; their service times give the report's own mean (the experiment reads them)."""
+    profile, trace = tiny
+    workload = read_validation(trace)
+    report = replay_validation(load_disk(profile), workload, keep_records=True)
+    recs = report["records"]
+    assert [r.lba for r in recs] == [s.lba for s in workload.steps]
+    times = np.array([r.finish_ms - r.start_ms for r in recs])
+    assert times.mean() == pytest.approx(report["simulated_mean_ms"], rel=1e-12)
+    assert "records" not in replay_validation(load_disk(profile), workload)
+
+
 def test_validate_imports_a_disksim_model_directly(tiny, capsys):
     """``--disk model.parv`` imports on the fly: the same drive as the imported profile."""
     _, trace = tiny

@@ -129,8 +129,7 @@ def replay(drive: str, firmware: bool = True, zero_latency_reads: bool | None = 
 
     from ..disk.profiles import profile_from_dict
     from ..disksim.importer import import_disksim
-    from ..engine import run
-    from ..metrics import compare_service_times
+    from ..engine import replay_validation
     from ..workloads.traces.disksim import read_validation
 
     imported = import_disksim(model_path(drive))
@@ -139,14 +138,10 @@ def replay(drive: str, firmware: bool = True, zero_latency_reads: bool | None = 
         spec["firmware"]["zero_latency_reads"] = zero_latency_reads
     prof = profile_from_dict(spec, str(model_path(drive)))
     trace = read_validation(DATA / "traces" / f"{drive}.trace")
-    recs = sorted(run(prof, trace, "fcfs", firmware=firmware).records,
-                  key=lambda r: r.id)
+    out = replay_validation(prof, trace, firmware=firmware, keep_records=True)
+    recs = out.pop("records")
     sim = np.array([r.finish_ms - r.start_ms for r in recs])
     meas = np.array([s.measured_ms for s in trace.steps])
-    writes = np.array([s.op == "W" for s in trace.steps])
-    out = compare_service_times(meas, sim)
-    for label, mask in (("reads", ~writes), ("writes", writes)):
-        out[label] = compare_service_times(meas[mask], sim[mask])
     out["cases"] = _cases(trace.steps, recs, meas, sim, prof.head_switch_ms)
     q = np.linspace(0.0, 1.0, 201)
     out["cdf"] = {"p": q.tolist(), "measured_ms": np.quantile(meas, q).tolist(),
