@@ -345,6 +345,9 @@ def _zero_latency_change(steps, meas: np.ndarray, on: np.ndarray, off: np.ndarra
 def reproduce(quick: bool = False, seed: int = 0) -> dict:
     """Every traced drive with its firmware, and on the bare mechanism for contrast.
 
+    Two diagnostic replays more feed the reasons for a miss: the DEC RZ26 with zero-latency
+    reads off, the HP C2247 with its bus handshakes zeroed.
+
     Deterministic: the traces fix every request and gap, so ``seed`` and ``quick`` change
     nothing (each replay takes about a second).
     """
