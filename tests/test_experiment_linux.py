@@ -57,3 +57,24 @@ def test_bfq_idling_is_anticipation(result):
     m = result["modern"]["seq_read_mb_s"]
     assert m["bfq"] > 1.5 * m["mq-deadline"]
     assert m["bfq slice_idle=0"] == pytest.approx(m["mq-deadline"], rel=0.10)
+
+
+def test_seed_spread_by_hand():
+    """The one-disk ratio over seeds, against a band of 2.2 to 2.4: worked by hand."""
+    from simcore.experiments.linux_schedulers import seed_spread
+
+    s = seed_spread([0, 1, 2], [43.0, 46.0, 44.0], [20.0, 20.0, 20.0], (2.2, 2.4))
+    assert s["as_over_cfq"] == [2.15, 2.3, 2.2] and s["ratio"] == 2.15 and s["seed"] == 0
+    assert s["below_band"] == pytest.approx(0.05)
+    assert s["spread"] == pytest.approx(0.15) and s["spread_pct_of_band"] == pytest.approx(75.0)
+    assert s["in_band"] == 2
+    assert s["seeds_text"] == "0 to 2" and s["ratios_text"] == "2.15, 2.30 and 2.20"
+
+
+def test_the_seed_spread_is_the_runs(result):
+    """Its first seed is the experiment's own run: the same ratio as ``as_over_cfq``."""
+    s = result["one_disk_seeds"]
+    assert s["ratio"] == result["as_over_cfq"]["1 disk"] == result["ratios"]["one_disk"]
+    assert s["anticipatory_mb_s"][0] == result["seq_read_mb_s"]["anticipatory"]
+    assert s["cfq_mb_s"][0] == result["seq_read_mb_s"]["cfq"]
+    assert len(set(s["seeds"])) == len(s["seeds"]) == 4

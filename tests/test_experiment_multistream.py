@@ -80,6 +80,13 @@ def test_ten_streams_without_read_ahead_are_one_positioning_per_request(res):
                                                         rel=0.02)
     # the thesis's 10 MB/s leaves less time to seek than the simulated seeks take
     assert c["ten_streams_seek_ms_the_paper_allows"] < t["seek"]
+    # so it needs more per positioning: that many KiB at these positionings give 10 MB/s
+    need = c["ten_streams_kib_per_positioning_the_paper_needs"]
+    per_kib = (t["transfer"] + t["interface"]) / c["ten_streams_no_ra_kib_per_command"]
+    positioning = t["overhead"] + t["seek"] + t["rotation"]
+    assert need > c["ten_streams_no_ra_kib_per_command"]
+    assert need * 1024 / 1e6 / ((positioning + need * per_kib) / 1e3) == pytest.approx(
+        exp.FIG36_TEN_STREAMS_NO_RA_MB_S)
 
 
 def test_per_stream_means_settle_over_the_whole_run(res):
@@ -95,3 +102,39 @@ def test_per_stream_means_settle_over_the_whole_run(res):
         first_visit = cv[str(8 * 1024 // exp.REQUEST_KIB)]  # R = 8 MiB: 128 requests
         assert first_visit > 0.3 > cv["1024"] > cv["4096"] > cv["8192"]
         assert res["per_stream_response_cv"][name] == cv[str(w["requests_per_stream"])]
+
+
+def test_zone_rates_by_hand():
+    """The outer zone's 1,000 sectors a revolution at 7,200 RPM: 512,000 B per 8.333 ms is
+    61.44 MB/s, times 8.333 / (8.333 + 1.0) for the head switch per track, 54.86 MB/s; one
+    stream starts there; the inner zone's 540 sectors give 540/1000 of it. The averages lie
+    between the edges, and 10 streams average no lower than 100 (they start further out)."""
+    z = exp.zone_rates()
+    assert (z["outer_spt"], z["inner_spt"], z["zones"]) == (1000, 540, 20)
+    assert z["outer_mb_s"] == pytest.approx(61.44 * (60_000 / 7200) / (60_000 / 7200 + 1.0))
+    assert z["outer_mb_s"] == pytest.approx(54.857, abs=1e-3)
+    assert z["inner_mb_s"] == pytest.approx(z["outer_mb_s"] * 540 / 1000)
+    assert z["mean_1_streams_mb_s"] == z["outer_mb_s"]
+    assert z["inner_mb_s"] < z["mean_100_streams_mb_s"] <= z["mean_10_streams_mb_s"] \
+        < z["outer_mb_s"]
+
+
+def test_kib_per_positioning_by_hand():
+    """10 MB/s with 5 ms of positioning and 0.02 ms per KiB: r = 10^7 / 1024 / 1000 = 9.766 KiB
+    per ms, B = r p / (1 - r x) = 48.83 / 0.8047 = 60.68 KiB; at no transfer time, r p."""
+    r = 1e7 / 1024 / 1000
+    assert exp.kib_per_positioning(10.0, 5.0, 0.02) == pytest.approx(r * 5 / (1 - r * 0.02))
+    assert exp.kib_per_positioning(10.0, 5.0, 0.02) == pytest.approx(60.68, abs=0.01)
+    assert exp.kib_per_positioning(10.0, 5.0, 0.0) == pytest.approx(48.83, abs=0.01)
+    with pytest.raises(ValueError, match="mb_s"):
+        exp.kib_per_positioning(60.0, 5.0, 0.02)
+
+
+def test_the_zone_reason_quotes_the_run(res):
+    """The zone table the reasons quote is the profile's, and the scheme's share of the zone
+    average is the run's."""
+    assert res["dispatch_pct_of_zone_mean"] == pytest.approx(
+        100 * res["dispatch_mb_s"] / res["zones"]["mean_100_streams_mb_s"])
+    row = next(r for r in res["targets"] if r["key"] == "dispatch_mb_s")
+    assert f"{res['zones']['outer_spt']:,} to {res['zones']['inner_spt']:,}" in \
+        row["known_deviation"]

@@ -95,3 +95,38 @@ def test_lfs_transfer_inefficiency(result):
     # the model line matches unaligned segments better than aligned ones (Figure 10 text)
     assert abs(lfs["ti_unaligned"] - lfs["ti_model_264k"]) < abs(
         lfs["ti_aligned"] - lfs["ti_model_264k"])
+
+
+def test_round_margin_by_hand():
+    """Rounds of 400, 410 and 420 ms: mean 410, σ 10, the 99.99th percentile 410 + 37.19 ms,
+    7.19 ms over a 440 ms round; a 6 ms revolution's uniform angle has σ 6/√12 = 1.732 ms."""
+    import numpy as np
+
+    from simcore.experiments.traxtents import round_margin
+    from simcore.traxtents.uses import Rounds
+
+    m = round_margin(Rounds(7, np.array([400.0, 410.0, 420.0])), 440.0, 6.0)
+    assert (m["streams"], m["mean_ms"], m["sd_ms"]) == (7, 410.0, 10.0)
+    assert m["margin_ms"] == pytest.approx(37.19, abs=0.01)
+    assert m["over_ms"] == pytest.approx(7.19, abs=0.01)
+    assert m["rotation_sd_ms"] == pytest.approx(1.732, abs=1e-3)
+
+
+def test_atlas10k_skew_by_hand():
+    """DiskSim's Atlas 10K: 63 sectors of skew on 334-sector tracks at 10,025 RPM is 63/334 of
+    5.985 ms = 1.129 ms; a 0.8 ms switch passes 0.8/5.985 x 334 = 44.6 sectors, so 45 hide it."""
+    from simcore.experiments.traxtents import skew_against_head_switch
+
+    s = skew_against_head_switch("atlas10k", 0.8)
+    assert s["track_skew_sectors"] == 63 and s["skew_for_paper_head_switch"] == 45
+    assert s["track_skew_ms"] == pytest.approx(63 / 334 * 60_000 / 10_025)
+
+
+def test_the_missed_round_is_the_searchs(result):
+    """The round count the soft real-time reason splits is the first one the search found to
+    miss: the same seed, so the same rounds and the same percentile."""
+    v = result["video"]
+    miss, found = v["soft_miss"], v["soft_detail"]["unaligned"]
+    assert miss["streams"] == result["video_streams"]["soft_unaligned"] + 1
+    assert miss["quantile_ms"] == found["next_quantile_ms"] > v["soft_detail"]["round_ms"]
+    assert miss["margin_ms"] == pytest.approx(miss["z"] * miss["sd_ms"])

@@ -198,3 +198,17 @@ def test_a_reason_quotes_the_runs_own_numbers():
     assert rows[0]["known_deviation"] == "39.8 MB/s, slow zones (seek 5.76 ms)"
     with pytest.raises(KeyError, match="known_deviation of target 'a.b'.*seek_ms"):
         tg.evaluate((t,), {"a": {"b": 39.84, "why": "slow zones"}})
+
+
+def test_a_target_not_run_has_no_reason_to_fill():
+    """Quick mode does not run a full-only target: its reason, which may quote numbers only the
+    full run computes, is not filled (None); the full run fills it and a stale key fails there."""
+    src = tg.Source("004", "§5.2", "004_multistream.md", 425, "±10%")
+    t = tg.Target("a.b", "x", 45.0, tg.rel(0.10), src, note_bound=tg.rel(0.10), full_only=True,
+                  known_deviation="seeks take {a.seek_ms:.1f} ms")
+    row = tg.evaluate((t,), {}, quick=True)[0]
+    assert row["status"] == "not run" and row["known_deviation"] is None
+    assert tg.evaluate((t,), {"a": {"b": 39.8, "seek_ms": 5.76}})[0]["known_deviation"] == \
+        "seeks take 5.8 ms"
+    with pytest.raises(KeyError, match="seek_ms"):
+        tg.evaluate((t,), {"a": {"b": 39.8}})

@@ -63,6 +63,7 @@ from typing import Any
 import numpy as np
 
 from ..disk.access import Mechanism
+from ..disk.layout import Layout
 from ..disk.profiles import load_disk
 from ..drive.cache import CacheConfig
 from ..engine import sweep
@@ -82,6 +83,8 @@ CLIENT_RTT_MS = 0.2
 REQUEST_KIB = 64
 MIB = 1024
 MB_BYTES = 1e6  # the thesis's MBytes/s
+#: Fig. 3.6: 10 streams with no controller read-ahead start "from about 10" MB/s (§3.2.1)
+FIG36_TEN_STREAMS_NO_RA_MB_S = 10.0
 #: the storage node's I/O path (seed 004 §5: Linux 2.6.11, AIO + O_DIRECT, SATA disks): the
 #: kernel's block layer with its default elevator of that release, the anticipatory scheduler,
 #: which sorts; one command at a time, as libata issued them before it gained NCQ (2.6.18).
@@ -110,10 +113,14 @@ PAPER = {
 }
 
 _NOTE = "004_multistream.md"
-_ZONES = ("the WD800JD profile's zones (1,000 to 540 sectors per track) stream at about 42 MB/s "
-          "averaged over the places of evenly spread streams, and the scheme comes close to "
-          "that; the thesis's 'about 50 out of the maximum 55' would need a disk that streams "
-          "nearly as fast at its inner edge as at its outer edge")
+_ZONES = ("the WD800JD profile's zones ({zones.outer_spt:,} to {zones.inner_spt:,} sectors per "
+          "track, an assumed table) stream at about {zones.mean_100_streams_mb_s:.0f} MB/s with a "
+          "head switch per track, averaged over the places of 100 evenly spread streams "
+          "({zones.mean_10_streams_mb_s:.0f} over 10; {zones.outer_mb_s:.0f} at the outer edge, "
+          "{zones.inner_mb_s:.0f} at the inner), and the host scheme comes close to that (D = 2 "
+          "with 100 streams reads {dispatch_pct_of_zone_mean:.0f}% of it); the thesis's 'about 50 "
+          "out of the maximum 55' (§5.1) would need a disk that streams nearly as fast at its "
+          "inner edge as at its outer edge")
 _NO_DROP = ("evenly spaced streams cover the whole disk at 10 as at 100, so the zone rates and "
             "the seeks between visits are the same and the model has no mechanism for the thesis's "
             "loss (which it blames on 'a larger percent of the disk surface', something the "
@@ -127,19 +134,25 @@ _SORTED = ("Linux 2.6.11's anticipatory elevator (the host path here) sorts the 
            "system kept them out of sorted order is not established")
 
 _TEN_NO_RA = (
-    "the thesis's 10 MB/s cannot come from one 64 KiB read per head positioning, which is what "
-    "this set-up does with no read-ahead at the controller and a drive whose read-ahead the "
-    "next queued command stops: 10 MB/s is one 64 KiB command every 6.6 ms, and a 7,200 RPM "
-    "disk spends about 4.2 ms of it waiting for the sector and 0.5 ms on command overhead "
-    "(the thesis's Appendix A), plus the transfer, which leaves under 1 ms per command to seek "
-    "between ten streams scattered over the disk (controller_fig36.ten_streams_seek_ms_the_"
-    "paper_allows, against the simulated mean seek in ten_streams_no_ra_ms_per_command: a "
-    "tenth of the stroke alone takes seek_tenth_of_stroke_ms, and CYCLE-LBN's sweep adds a "
-    "return seek). The thesis's value needs about 128 KB read per positioning: larger "
-    "requests, a first point with some read-ahead, or a drive read-ahead that outlives the "
-    "queued commands (the study's own segment-filling buffer gives "
-    "ten_streams_no_ra_segment_fill_mb_s, far above). Fig. 3.6 (p. 22) states none of "
-    "request size, drive cache or smallest read-ahead, so none is chosen here to match")
+    "the thesis's 10 MB/s (Fig. 3.6) cannot come from one "
+    "{controller_fig36.ten_streams_no_ra_kib_per_command:.0f} KiB read per head positioning, "
+    "which is what this set-up does with no read-ahead at the controller and a drive whose "
+    "read-ahead the next queued command stops. Each such command takes "
+    "{controller_fig36.ten_streams_no_ra_ms_per_command.service:.1f} ms here: "
+    "{controller_fig36.ten_streams_no_ra_ms_per_command.rotation:.1f} ms waiting for the sector, "
+    "{controller_fig36.ten_streams_no_ra_ms_per_command.seek:.1f} ms seeking between ten "
+    "streams scattered over the disk (a tenth of the stroke alone takes "
+    "{controller_fig36.seek_tenth_of_stroke_ms:.1f} ms, and CYCLE-LBN's sweep adds a return "
+    "seek), and the rest overhead and transfer. At the thesis's rate only "
+    "{controller_fig36.ten_streams_seek_ms_the_paper_allows:.1f} ms per command would be left "
+    "for seeking, and with no seeks at all the disk would still manage only "
+    "{controller_fig36.ten_streams_no_ra_without_seeks_mb_s:.1f} MB/s. At these positioning "
+    "times the thesis's value needs about "
+    "{controller_fig36.ten_streams_kib_per_positioning_the_paper_needs:.0f} KiB read per "
+    "positioning: larger requests, a first point with some read-ahead, or a drive read-ahead "
+    "that outlives the queued commands (the study's own segment-filling buffer gives "
+    "{controller_fig36.ten_streams_no_ra_segment_fill_mb_s:.0f} MB/s). Fig. 3.6 (p. 22) states "
+    "none of request size, drive cache or smallest read-ahead, so none is chosen here to match")
 
 
 def _t(key, what, paper, bound, where, line, quote, note_bound="same", units="MB/s",
@@ -202,9 +215,9 @@ TARGETS = (
        35.0, rel(0.15), "§3.2, Fig. 3.6", 422, "1 stream flat ~35–40 MB/s", full_only=True),
     _t("controller_fig36.one_stream_max_mb_s", "controller read-ahead, 1 stream: highest",
        40.0, rel(0.15), "§3.2, Fig. 3.6", 422, "1 stream flat ~35–40 MB/s", full_only=True),
-    _t("controller_fig36.ten_streams_no_ra_mb_s", "controller, 10 streams, no read-ahead", 10.0,
-       rel(0.15), "§3.2, Fig. 3.6", 422, "10 streams ~10 → ~40 MB/s with small RA",
-       full_only=True, known_deviation=_TEN_NO_RA),
+    _t("controller_fig36.ten_streams_no_ra_mb_s", "controller, 10 streams, no read-ahead",
+       FIG36_TEN_STREAMS_NO_RA_MB_S, rel(0.15), "§3.2, Fig. 3.6", 422,
+       "10 streams ~10 → ~40 MB/s with small RA", full_only=True, known_deviation=_TEN_NO_RA),
     _t("controller_fig36.ten_streams_best_mb_s", "controller, 10 streams, best read-ahead", 40.0,
        rel(0.15), "§3.2, Fig. 3.6", 422, "10 streams ~10 → ~40 MB/s with small RA",
        full_only=True),
@@ -313,6 +326,35 @@ def disksim(streams: int, cache: CacheConfig | None = None, quick: bool = False,
                 warmup_ms=warm, seed=seed)
     args.update(kw)
     return _summary(run_streams(**args))
+
+
+def kib_per_positioning(mb_s: float, positioning_ms: float, transfer_ms_per_kib: float) -> float:
+    """KiB a command must read to average ``mb_s`` when each costs ``positioning_ms`` (overhead,
+    seek, rotation) plus ``transfer_ms_per_kib`` per KiB: B = r p / (1 - r x), r in KiB/ms."""
+    r = mb_s * MB_BYTES / 1024 / 1000.0
+    if r * transfer_ms_per_kib >= 1.0:
+        raise ValueError(f"mb_s={mb_s} is at or above the transfer rate itself")
+    return r * positioning_ms / (1.0 - r * transfer_ms_per_kib)
+
+
+def zone_rates(streams: tuple[int, ...] = (1, 10, 100)) -> dict:
+    """The WD800JD profile's zones as evenly spread streams see them: media rate with a head
+    switch per track (``rate x rev / (rev + switch)``), at the edges and averaged over the
+    streams' start places (:func:`simcore.multistream.stream_starts`)."""
+    prof = load_disk(DISK)
+    layout = Layout(prof)
+    keep = prof.revolution_ms / (prof.revolution_ms + prof.head_switch_ms)
+
+    def sustained(lba: int) -> float:
+        return layout.media_rate_mb_s(layout.zone_of(lba)) * keep
+
+    out = {"zones": layout.zone_count, "outer_spt": layout.sectors_per_track(0),
+           "inner_spt": layout.sectors_per_track(layout.zone_count - 1),
+           "outer_mb_s": sustained(0), "inner_mb_s": sustained(layout.capacity - 1)}
+    for n in streams:
+        first, _ = stream_starts(layout.capacity, n, "even", request_sectors=REQUEST_KIB * 2)
+        out[f"mean_{n}_streams_mb_s"] = float(np.mean([sustained(int(f)) for f in first]))
+    return out
 
 
 def _seek_tenth_stroke_ms() -> float:
@@ -502,11 +544,15 @@ def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = No
         t = ten["disk_time_ms"]
         fixed = t["overhead"] + t["rotation"] + t["transfer"] + t["interface"]
         kib = ten["disk_kib_per_command"]
+        rate = FIG36_TEN_STREAMS_NO_RA_MB_S
         res["controller_fig36"].update({
             "ten_streams_no_ra_ms_per_command": t,
             "ten_streams_no_ra_kib_per_command": kib,
             "ten_streams_no_ra_without_seeks_mb_s": kib * 1024 / MB_BYTES / (fixed / 1000.0),
-            "ten_streams_seek_ms_the_paper_allows": kib * 1024 / MB_BYTES / 10.0 * 1000.0 - fixed,
+            "ten_streams_seek_ms_the_paper_allows": kib * 1024 / MB_BYTES / rate * 1000.0 - fixed,
+            "ten_streams_kib_per_positioning_the_paper_needs": kib_per_positioning(
+                rate, t["overhead"] + t["seek"] + t["rotation"],
+                (t["transfer"] + t["interface"]) / kib),
             "seek_tenth_of_stroke_ms": _seek_tenth_stroke_ms(),
             # the same 10 streams on the DiskSim study's own drive buffer (16 segments of
             # 512 KiB, read-ahead that fills the segment before the next command)
@@ -514,6 +560,9 @@ def reproduce(quick: bool = False, seed: int = 0, executor: Executor | None = No
         })
     # how good the host scheme is against the disk's own streaming rate at the same places
     res["dispatch_pct_of_single_stream"] = 100.0 * mb["dispatch"] / mb["single_stream"]
+    res["zones"] = zone_rates()
+    res["dispatch_pct_of_zone_mean"] = (100.0 * mb["dispatch"]
+                                        / res["zones"]["mean_100_streams_mb_s"])
     # per-stream mean response over the measured window (streams that finished nothing in it
     # have no mean and are left out; how many is beside it)
     res["per_stream_response_cv_window"] = {
