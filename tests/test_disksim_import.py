@@ -355,6 +355,19 @@ def test_overheads_cache_and_zero_latency(tiny):
     assert tiny.zero_latency_reads and not tiny.zero_latency_writes
 
 
+def test_zero_latency_models_say_that_disksim_never_applies_it(model_dir):
+    """DiskSim 4.0's g1_access_block reads DM_OK (-3) as a failure, so its results on a model
+    with 'Immediate buffer read' are an ordinary drive's: the imported profile says so, and a
+    model without zero latency carries no such note."""
+    from simcore.disksim.importer import ZERO_LATENCY_NOTE
+    on = import_disksim(model_dir / "tiny.parv").profile
+    assert on["firmware"]["zero_latency_reads"] and ZERO_LATENCY_NOTE in on["notes"]
+    edit(model_dir / "tiny.diskspecs", "Immediate buffer read = 1", "Immediate buffer read = 0")
+    off = import_disksim(model_dir / "tiny.parv").profile
+    assert not off["firmware"]["zero_latency_reads"] and ZERO_LATENCY_NOTE not in off["notes"]
+    assert "rv < 0" in ZERO_LATENCY_NOTE and "zero_latency_reads" in ZERO_LATENCY_NOTE
+
+
 def test_time_scale_per_request_overhead_and_fast_writes(model_dir):
     specs = edit(model_dir / "tiny.diskspecs", "Time scale for overheads = 1.0",
                  "Time scale for overheads = 2.0")

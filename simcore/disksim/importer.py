@@ -69,6 +69,15 @@ WRITE_FILL = (10, 45, 15)
 writes a request's first sector once min(n, 10) of its n sectors are buffered, 15 when
 n >= 45 (``disk_buffer_block_available`` in DiskSim's disk cache; fixed there, not a
 parameter of the model)."""
+ZERO_LATENCY_NOTE = (
+    "Zero-latency access ('Immediate buffer read/write') is modelled as the parameter means it. "
+    "DiskSim 4.0 itself never applies it: mech_g1's g1_access_block takes the DM_OK that "
+    "g1_convert_atop returns for a failure (dm.h numbers it -3; the test is rv < 0) and starts "
+    "every access at its first sector. To run the model as DiskSim 4.0 does, set "
+    "firmware.zero_latency_reads (and _writes) to false.")
+"""The note an imported profile carries when its model asks for zero-latency access: DiskSim
+4.0's results on such a model are those of an ordinary drive (``g1_access_block`` in
+``diskmodel/mech_g1.c``, ``dm_ptol_result_t`` in ``diskmodel/dm.h``)."""
 READ_AHEAD = {0: "none", 1: "track", 2: "cylinder", 3: "segment", 4: "track-ahead"}
 
 
@@ -1117,15 +1126,19 @@ class _Context:
                               "buffer = 0): the cache size is 0.")
         # "Immediate buffer read/write" set DiskSim 4.0's disk.immedread/immedwrite, which
         # disk_check_hda_pending copies into disk.immed for the access it starts; with it,
-        # disk_buffer_seekdone asks mech_g1's dm_latency/dm_access_block for the first sector
-        # boundary under the head (the access taken as the target to the track's last
-        # sector), and disk_buffer_sector_done keeps the sectors of the request read before
-        # the target comes round (immedstart/immedend): zero-latency access on the request's
-        # run, as Mechanism does. Any nonzero value (0..2 accepted) means the same.
+        # disk_buffer_seekdone asks mech_g1's dm_latency/dm_access_block where on the track
+        # to start. The parameter means zero-latency access, and Mechanism models it so. In
+        # DiskSim 4.0 it has no effect: g1_access_block reads g1_convert_atop's success,
+        # DM_OK, as a failure (dm.h makes DM_OK -3, and the test is ``rv < 0``) and returns
+        # the request's first sector, so every access waits for that sector as without it
+        # (see ZERO_LATENCY_NOTE). Any nonzero value (0..2 accepted) means the same.
+        zl_reads = d.integer("Immediate buffer read", default=0, minimum=0) > 0
+        zl_writes = d.integer("Immediate buffer write", default=0, minimum=0) > 0
+        if zl_reads or zl_writes:
+            self.notes.append(ZERO_LATENCY_NOTE)
         firmware = {
-            "zero_latency_reads": d.integer("Immediate buffer read", default=0, minimum=0) > 0,
-            "zero_latency_writes": d.integer("Immediate buffer write", default=0,
-                                             minimum=0) > 0,
+            "zero_latency_reads": zl_reads,
+            "zero_latency_writes": zl_writes,
             "overheads": overheads,
             "cache": cache,
         }
