@@ -362,9 +362,13 @@ def test_zero_latency_models_say_that_disksim_never_applies_it(model_dir):
     from simcore.disksim.importer import ZERO_LATENCY_NOTE
     on = import_disksim(model_dir / "tiny.parv").profile
     assert on["firmware"]["zero_latency_reads"] and ZERO_LATENCY_NOTE in on["notes"]
+    warned = [w for w in import_disksim(model_dir / "tiny.parv").warnings
+              if "zero-latency" in w]
+    assert len(warned) == 1 and "tiny.diskspecs:83: 'Immediate buffer read = 1'" in warned[0]
     edit(model_dir / "tiny.diskspecs", "Immediate buffer read = 1", "Immediate buffer read = 0")
     off = import_disksim(model_dir / "tiny.parv").profile
     assert not off["firmware"]["zero_latency_reads"] and ZERO_LATENCY_NOTE not in off["notes"]
+    assert not any("zero-latency" in w for w in import_disksim(model_dir / "tiny.parv").warnings)
     assert "rv < 0" in ZERO_LATENCY_NOTE and "zero_latency_reads" in ZERO_LATENCY_NOTE
 
 

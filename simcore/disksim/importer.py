@@ -1136,6 +1136,12 @@ class _Context:
         zl_writes = d.integer("Immediate buffer write", default=0, minimum=0) > 0
         if zl_reads or zl_writes:
             self.notes.append(ZERO_LATENCY_NOTE)
+            p = spec.get("Immediate buffer read" if zl_reads else "Immediate buffer write")
+            assert p is not None
+            self.warn(p, f"'{p.name} = {_show(p.value)}' asks for zero-latency access, which "
+                      "simcore models and DiskSim 4.0 never applies (see the profile's notes): "
+                      "DiskSim's times on this model are an ordinary drive's; set "
+                      "firmware.zero_latency_reads (and _writes) to false to run as DiskSim does")
         firmware = {
             "zero_latency_reads": zl_reads,
             "zero_latency_writes": zl_writes,
