@@ -372,6 +372,21 @@ def test_zero_latency_models_say_that_disksim_never_applies_it(model_dir):
     assert "rv < 0" in ZERO_LATENCY_NOTE and "zero_latency_reads" in ZERO_LATENCY_NOTE
 
 
+def test_read_any_free_models_say_that_disksim_never_applies_it(model_dir):
+    """'Read any free blocks' reaches the same g1_access_block as zero latency: imported as
+    meant, with the note and a warning naming the parameter's line."""
+    from simcore.disksim.importer import READ_ANY_FREE_NOTE
+    off = import_disksim(model_dir / "tiny.parv")
+    assert "read_any_free" not in off.profile["firmware"]["cache"]
+    assert READ_ANY_FREE_NOTE not in off.profile["notes"]
+    edit(model_dir / "tiny.diskspecs", "Read any free blocks = 0", "Read any free blocks = 1")
+    on = import_disksim(model_dir / "tiny.parv")
+    assert on.profile["firmware"]["cache"]["read_any_free"] is True
+    assert READ_ANY_FREE_NOTE in on.profile["notes"]
+    warned = [w for w in on.warnings if "'Read any free blocks = 1'" in w]
+    assert len(warned) == 1 and "tiny.diskspecs:" in warned[0]
+
+
 def test_time_scale_per_request_overhead_and_fast_writes(model_dir):
     specs = edit(model_dir / "tiny.diskspecs", "Time scale for overheads = 1.0",
                  "Time scale for overheads = 2.0")
@@ -599,15 +614,18 @@ MODELS = Path(__file__).resolve().parent.parent / "data" / "validation" / "model
 ])
 def test_read_side_knobs_import_as_disksim_has_them(model, sectors, segments, ra, max_ra, free):
     """Sizes in blocks, exact (``size_sectors``, ``max_read_ahead_sectors``); scheme 4 as
-    ``track-ahead``; "Read any free blocks" = 1 as ``read_any_free``; none of them warned."""
+    ``track-ahead``; "Read any free blocks" = 1 as ``read_any_free``, warned only as a knob
+    DiskSim 4.0 itself never applies; none of the others warned."""
     imp = import_disksim(MODELS / f"{model}.parv")
     c = imp.profile["firmware"]["cache"]
     assert (c["size_sectors"], c["segments"], c["read_ahead"], c["max_read_ahead_sectors"]) == (
         sectors, segments, ra, max_ra)
     assert c.get("read_any_free", False) is free
     assert "size_kib" not in c and "max_read_ahead_kib" not in c
-    assert not [w for w in imp.warnings if "Read any free" in w or "rounded" in w
-                or "scheme 4" in w or "Read directly to buffer" in w]
+    assert not [w for w in imp.warnings if "rounded" in w or "scheme 4" in w
+                or "Read directly to buffer" in w]
+    free_warnings = [w for w in imp.warnings if "Read any free" in w]
+    assert len(free_warnings) == free and all("never applies" in w for w in free_warnings)
 
 
 def test_read_directly_to_buffer_zero_is_warned(model_dir):

@@ -78,6 +78,14 @@ ZERO_LATENCY_NOTE = (
 """The note an imported profile carries when its model asks for zero-latency access: DiskSim
 4.0's results on such a model are those of an ordinary drive (``g1_access_block`` in
 ``diskmodel/mech_g1.c``, ``dm_ptol_result_t`` in ``diskmodel/dm.h``)."""
+READ_ANY_FREE_NOTE = (
+    "'Read any free blocks' is modelled as the parameter means it: a read miss keeps the sectors "
+    "of its track that pass under the head before its own. DiskSim 4.0 never applies it either: "
+    "disk_buffer_seekdone asks the same g1_access_block for the sector under the head and gets "
+    "the request's first sector back. To run the model as DiskSim 4.0 does, set "
+    "firmware.cache.read_any_free to false.")
+"""The note an imported profile carries when its model asks to read any free blocks, inert in
+DiskSim 4.0 for the reason of :data:`ZERO_LATENCY_NOTE`."""
 READ_AHEAD = {0: "none", 1: "track", 2: "cylinder", 3: "segment", 4: "track-ahead"}
 
 
@@ -1077,8 +1085,16 @@ class _Context:
                       "ahead of the host's transfer) is not modelled; taken as 1")
         if enable and d.integer("Read any free blocks", default=0, minimum=0):
             # a read miss keeps the sectors of its track that pass under the head before
-            # it (disk_buffer_seekdone / disk_buffer_sector_done; CacheConfig.read_any_free)
+            # it (disk_buffer_seekdone / disk_buffer_sector_done; CacheConfig.read_any_free).
+            # DiskSim 4.0 means to, but its seekdone finds where to start through
+            # g1_access_block, which returns the request's first sector (ZERO_LATENCY_NOTE)
             cache["read_any_free"] = True
+            self.notes.append(READ_ANY_FREE_NOTE)
+            p = spec.get("Read any free blocks")
+            assert p is not None
+            self.warn(p, f"'{p.name} = {_show(p.value)}' is modelled, and DiskSim 4.0 never "
+                      "applies it (see the profile's notes); set firmware.cache.read_any_free "
+                      "to false to run as DiskSim does")
         separate = d.integer("Use separate write segment", default=0, minimum=0)
         if separate:
             p = spec.get("Use separate write segment")

@@ -146,11 +146,13 @@ class CacheConfig:
     counts are half KiB (7 segments of 511 blocks: ``size_kib=1788.5``, 511 sectors each).
 
     ``read_any_free``: DiskSim's "Read any free blocks" (``readanyfreeblocks``). DiskSim 4.0
-    (``disk_buffer_seekdone`` in ``disksim_diskctlr.c``) starts a read's media transfer as
-    soon as the head is on the target's track, from the first whole sector under it, and
-    ``disk_buffer_sector_done`` puts every sector the head passes that lies before the
-    segment's start into the segment, moving its start back; with "Read directly to
-    buffer" = 1 (every validated model) nothing else limits it. Only the track holding the
+    (``disk_buffer_seekdone`` in ``disksim_diskctlr.c``) means to start a read's media
+    transfer as soon as the head is on the target's track, from the first whole sector under
+    it, and ``disk_buffer_sector_done`` puts every sector the head passes that lies before
+    the segment's start into the segment, moving its start back; with "Read directly to
+    buffer" = 1 (every validated model) nothing else limits it. (In DiskSim 4.0 itself the
+    knob changes nothing: the sector under the head comes from ``g1_access_block``, which
+    always returns the target's; see :data:`simcore.disksim.importer.ZERO_LATENCY_NOTE`.) Only the track holding the
     target's first sector can hold such sectors, so the pre-read is the run of that track's
     sectors from the landing sector up to the target, or, when the head lands past the
     target, from the track's first sector up to the target (the head comes round to them
