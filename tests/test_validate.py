@@ -106,6 +106,29 @@ def test_validate_imports_a_disksim_model_directly(tiny, capsys):
     assert report["demerit_ms"] < 1e-5
 
 
+def test_as_disksim_switches_off_what_disksim_never_applies(tiny, capsys):
+    """``--as-disksim``: the tiny model's zero-latency reads off (DiskSim 4.0 never applies
+    them), nothing else changed; the report is the replay of that profile, and it no longer
+    matches a trace made with zero latency on."""
+    from dataclasses import replace
+
+    from simcore.disksim.importer import as_disksim_runs
+    profile, trace = tiny
+    prof = load_disk(profile)
+    assert prof.zero_latency_reads
+    ds = as_disksim_runs(prof)
+    assert (ds.zero_latency_reads, ds.zero_latency_writes, ds.cache.read_any_free) == (
+        False, False, False)
+    assert ds == replace(prof, zero_latency_reads=False, zero_latency_writes=False,
+                         cache=replace(prof.cache, read_any_free=False))
+    assert cli_main(["validate", "--disk", str(profile), "--trace", str(trace),
+                     "--as-disksim"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    expect = replay_validation(ds, read_validation(trace))
+    assert report["demerit_ms"] == expect["demerit_ms"] > 1e-3
+    assert report["simulated_mean_ms"] == expect["simulated_mean_ms"]
+
+
 def test_demerit_steps_quantiles_like_disksim():
     """p = 0.0001 .. 1 in steps of 0.0001: a constant shift d gives exactly d."""
     from simcore.metrics import demerit

@@ -2,6 +2,8 @@
 
 ``--disk`` takes a bundled id, a profile, or a DiskSim model (``.parv``) that is
 imported on the fly; the drive runs with its whole firmware unless ``--bare``.
+``--as-disksim`` switches off what DiskSim 4.0 reads but never applies (zero latency, read
+any free blocks: :func:`simcore.disksim.importer.as_disksim_runs`), to compare with DiskSim.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ def register(sub) -> None:
     p.add_argument("--scheduler", default="fcfs")
     p.add_argument("--bare", action="store_true",
                    help="replay on the bare mechanism (no overheads, cache or interface)")
+    p.add_argument("--as-disksim", action="store_true",
+                   help="switch off the knobs DiskSim 4.0 reads but never applies (zero "
+                        "latency, read any free blocks), to compare with DiskSim's own run")
     p.set_defaults(func=main)
 
 
@@ -42,8 +47,13 @@ def load_any(disk: str):
 def main(args) -> int:
     if not Path(args.trace).is_file():
         raise FileNotFoundError(f"{args.trace}: no such trace file")
-    report = replay_validation(load_any(args.disk), read_validation(args.trace),
-                               args.scheduler, firmware=not args.bare)
+    disk = load_any(args.disk)
+    if args.as_disksim:
+        from ..disksim.importer import as_disksim_runs
+
+        disk = as_disksim_runs(disk)
+    report = replay_validation(disk, read_validation(args.trace), args.scheduler,
+                               firmware=not args.bare)
     json.dump(report, sys.stdout, indent=2, sort_keys=True)
     print()
     return 0

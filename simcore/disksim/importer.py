@@ -36,13 +36,14 @@ import math
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..disk.layout import Layout
+from ..disk.profile import DiskProfile
 from ..disk.profiles import profile_from_dict
 from ..errors import ProfileError
 from .parse import Block, Document, Param, PList, parse_file, syntax_error
@@ -202,6 +203,15 @@ def import_disksim(path: str | Path, disk: str | None = None) -> Imported:
                            f"the imported profile is not valid: {exc}") from None
     ctx.check_capacity(prof)
     return Imported(profile["id"], profile, text, ctx.warnings, list(doc.files))
+
+
+def as_disksim_runs(profile: DiskProfile) -> DiskProfile:
+    """``profile`` with the knobs DiskSim 4.0 reads but never applies switched off: zero-latency
+    reads and writes (:data:`ZERO_LATENCY_NOTE`) and reading any free blocks
+    (:data:`READ_ANY_FREE_NOTE`). A replay of an imported model on it runs as DiskSim 4.0
+    runs that model, for comparing the two simulators (``validate --as-disksim``)."""
+    cache = replace(profile.cache, read_any_free=False)
+    return replace(profile, zero_latency_reads=False, zero_latency_writes=False, cache=cache)
 
 
 def write_profile(imported: Imported, out: str | Path, force: bool = False) -> Path:
