@@ -75,7 +75,7 @@ ZERO_LATENCY_NOTE = (
     "DiskSim 4.0 itself never applies it: mech_g1's g1_access_block takes the DM_OK that "
     "g1_convert_atop returns for a failure (dm.h numbers it -3; the test is rv < 0) and starts "
     "every access at its first sector. To run the model as DiskSim 4.0 does, set "
-    "firmware.zero_latency_reads (and _writes) to false.")
+    "firmware.zero_latency_reads (and _writes) to false (validate --as-disksim does).")
 """The note an imported profile carries when its model asks for zero-latency access: DiskSim
 4.0's results on such a model are those of an ordinary drive (``g1_access_block`` in
 ``diskmodel/mech_g1.c``, ``dm_ptol_result_t`` in ``diskmodel/dm.h``)."""
@@ -84,7 +84,7 @@ READ_ANY_FREE_NOTE = (
     "of its track that pass under the head before its own. DiskSim 4.0 never applies it either: "
     "disk_buffer_seekdone asks the same g1_access_block for the sector under the head and gets "
     "the request's first sector back. To run the model as DiskSim 4.0 does, set "
-    "firmware.cache.read_any_free to false.")
+    "firmware.cache.read_any_free to false (validate --as-disksim does).")
 """The note an imported profile carries when its model asks to read any free blocks, inert in
 DiskSim 4.0 for the reason of :data:`ZERO_LATENCY_NOTE`."""
 READ_AHEAD = {0: "none", 1: "track", 2: "cylinder", 3: "segment", 4: "track-ahead"}
@@ -1103,8 +1103,8 @@ class _Context:
             p = spec.get("Read any free blocks")
             assert p is not None
             self.warn(p, f"'{p.name} = {_show(p.value)}' is modelled, and DiskSim 4.0 never "
-                      "applies it (see the profile's notes); set firmware.cache.read_any_free "
-                      "to false to run as DiskSim does")
+                      "applies it (see the profile's notes); validate --as-disksim runs it as "
+                      "DiskSim does")
         separate = d.integer("Use separate write segment", default=0, minimum=0)
         if separate:
             p = spec.get("Use separate write segment")
@@ -1166,8 +1166,8 @@ class _Context:
             assert p is not None
             self.warn(p, f"'{p.name} = {_show(p.value)}' asks for zero-latency access, which "
                       "simcore models and DiskSim 4.0 never applies (see the profile's notes): "
-                      "DiskSim's times on this model are an ordinary drive's; set "
-                      "firmware.zero_latency_reads (and _writes) to false to run as DiskSim does")
+                      "DiskSim's times on this model are an ordinary drive's; validate "
+                      "--as-disksim runs it as DiskSim does")
         firmware = {
             "zero_latency_reads": zl_reads,
             "zero_latency_writes": zl_writes,
