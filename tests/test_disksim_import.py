@@ -387,6 +387,24 @@ def test_read_any_free_models_say_that_disksim_never_applies_it(model_dir):
     assert len(warned) == 1 and "tiny.diskspecs:" in warned[0]
 
 
+def test_the_segment_hold_is_noted_where_the_bus_is_slower_than_the_media(model_dir):
+    """DiskSim holds a read's media a segment ahead of the host's transfer; simcore does not.
+    The tiny disk's media gives a sector every 1 ms (6,000 rpm, 10 sectors a track): with
+    its 0.02 ms bus the hold can never bite and nothing is said; with a 2 ms bus it says so,
+    with both times, and warns naming the segment size's line."""
+    quiet = import_disksim(model_dir / "tiny.parv")
+    assert not any("hold of a read's media" in w for w in quiet.warnings)
+    assert "disk_buffer_block_available" not in quiet.profile["notes"]
+    parv = model_dir / "tiny.parv"
+    parv.write_text(parv.read_text().replace("Read block transfer time = 0.02",
+                                             "Read block transfer time = 2.0"))
+    slow = import_disksim(parv)
+    assert slow.profile["interface"]["rate_mb_s"] == pytest.approx(0.256)
+    assert "(2.000 ms a block against 1.0000 ms a sector" in slow.profile["notes"]
+    warned = [w for w in slow.warnings if "hold of a read's media" in w]
+    assert len(warned) == 1 and "tiny.diskspecs:" in warned[0]
+
+
 def test_time_scale_per_request_overhead_and_fast_writes(model_dir):
     specs = edit(model_dir / "tiny.diskspecs", "Time scale for overheads = 1.0",
                  "Time scale for overheads = 2.0")

@@ -624,6 +624,7 @@ class _Context:
         }
         if spec is not None:
             profile["firmware"], profile["interface"] = self._firmware(spec)
+            self._note_segment_hold(spec, profile)
         else:
             self.assumed += ["firmware", "interface"]
             self.notes.append("Only the mechanical model (.model) was read: no overheads, "
@@ -1085,14 +1086,14 @@ class _Context:
         if enable and contread and d.integer("Read-ahead on idle hit", default=0, minimum=0):
             cache["read_ahead_on_hit"] = True
         if not d.integer("Read directly to buffer", default=1, minimum=0):
-            # = 1 (every validated model): DiskSim 4.0's disk_buffer_sector_done reads each
-            # sector into the buffer without asking disk_buffer_block_available, so nothing
-            # holds the media back a segment ahead of the host, as in simcore; = 0 makes
-            # the media wait for the host's transfer, which simcore does not model
+            # = 1 (every validated model): DiskSim 4.0's disk_buffer_sector_done asks
+            # disk_buffer_block_available about each sector before the head passes it; = 0
+            # asks about a read's sector after it has passed. Either way the media is held
+            # a segment ahead of the host (_note_segment_hold), which simcore does not model
             p = spec.get("Read directly to buffer")
             assert p is not None
-            self.warn(p, "'Read directly to buffer = 0' (the media waits when it is a segment "
-                      "ahead of the host's transfer) is not modelled; taken as 1")
+            self.warn(p, "'Read directly to buffer = 0' (DiskSim checks a read sector's room "
+                      "after the head has passed it) is not modelled; taken as 1")
         if enable and d.integer("Read any free blocks", default=0, minimum=0):
             # a read miss keeps the sectors of its track that pass under the head before
             # it (disk_buffer_seekdone / disk_buffer_sector_done; CacheConfig.read_any_free).
@@ -1330,6 +1331,36 @@ class _Context:
                             out.append(b)
                 return out
         return [b for b in doc.blocks if b.type in kinds]
+
+    def _note_segment_hold(self, spec: Block, profile: dict[str, Any]) -> None:
+        """DiskSim 4.0 lets a read's media run at most a segment ahead of the host's transfer
+        while the request's completion is not yet sent (``disk_buffer_block_available``, asked
+        for every sector the head passes, whatever "Read directly to buffer" says); a sector
+        refused passes unread and waits a revolution. simcore does not model that hold. It
+        can only matter where the bus is slower than the media: say so there."""
+        cache = profile["firmware"].get("cache", {})
+        rate = profile["interface"].get("rate_mb_s", 0.0)
+        if not cache.get("size_sectors") or not rate:
+            return
+        block_ms = 512 / (rate * 1000.0)
+        geometry = profile["geometry"]
+        sector_ms = 60_000.0 / geometry["rpm"] / max(
+            z["sectors_per_track"] for z in geometry["zones"])
+        if block_ms <= sector_ms:
+            return
+        p = spec.get("Segment size (in blks)") or spec.get("Number of buffer segments")
+        assert p is not None
+        self.notes.append(
+            f"DiskSim 4.0 stops a read's media once it is a segment ahead of the host's "
+            f"transfer of a request not yet complete (disk_buffer_block_available): a sector "
+            f"refused passes unread and comes round a revolution later. simcore does not "
+            f"model that hold, which can only matter where the bus is slower than the media, "
+            f"as with this model's DiskSim bus timing ({block_ms:.3f} ms a block against "
+            f"{sector_ms:.4f} ms a sector in the fastest zone): for reads longer than a "
+            f"segment, and read-aheads a segment ahead of a transfer still under way.")
+        self.warn(p, "the hold of a read's media a segment ahead of the host's transfer is "
+                  "not modelled; with this model's bus slower than its media it can cost "
+                  "reads longer than a segment a revolution (see the profile's notes)")
 
     def check_capacity(self, prof) -> None:
         if self.block_count is None:
