@@ -152,7 +152,7 @@ def test_write_fill_needs_its_large_size():
 def test_the_importer_keeps_both_knobs():
     from test_validation_drives import parv
 
-    from simcore.commands.validate import load_any
+    from simcore.disksim.importer import load_any
 
     assert load_any(str(parv("hp_c2247a"))).overheads.min_write_seek_ms == pytest.approx(0.6)
     assert load_any(str(parv("ibm18es"))).cache.read_hits_on_write_data is False
@@ -235,7 +235,7 @@ def test_read_hit_data_waits_for_the_data_preparation():
 def test_the_importer_keeps_the_bus_handshakes():
     from test_validation_drives import parv
 
-    from simcore.commands.validate import load_any
+    from simcore.disksim.importer import load_any
 
     hp = load_any(str(parv("hp_c2247a"))).overheads
     assert (hp.data_prep_ms, hp.reselect_ms, hp.reselect_other_ms) == pytest.approx(
@@ -332,8 +332,7 @@ def test_a_write_that_fits_its_segment_is_not_held_back():
 def test_the_importer_keeps_the_bus_holding_and_the_write_water_mark():
     from test_validation_drives import parv
 
-    from simcore.commands.validate import load_any
-    from simcore.disksim.importer import import_disksim
+    from simcore.disksim.importer import import_disksim, load_any
 
     for name, hold, mark in (("atlas_III", False, 0.0), ("dec_rz26", True, 0.0),
                              ("hp_c2247a", False, 0.75), ("hp_c3323a", False, 1.0)):
@@ -393,8 +392,8 @@ def test_large_writes_on_imported_drives_agree_with_and_without_the_event_loop(m
     import numpy as np
     from test_validation_drives import parv
 
-    from simcore.commands.validate import load_any
     from simcore.disk.access import Mechanism
+    from simcore.disksim.importer import load_any
     from simcore.drive.cache import CacheConfig
     from simcore.records import READ, WRITE, Request
     from simcore.stack import stack

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from conftest import require
 
-from simcore.commands.validate import load_any
 from simcore.disk.layout import Layout
+from simcore.disksim.importer import load_any
 from simcore.engine import replay_validation
 from simcore.workloads.traces.disksim import read_validation
 

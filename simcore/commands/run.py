@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..disk.profiles import load_disk
+from ..disksim.importer import as_disksim_runs, load_any
 from ..engine import few_collections
 from ..engine import run as run_sim
 from ..records import CSV_COLUMNS
@@ -16,7 +16,8 @@ from ..workloads.traces import READERS, read_trace
 
 def register(sub) -> None:
     p = sub.add_parser("run", help="simulate a trace on a disk")
-    p.add_argument("--disk", required=True, help="a bundled disk id or a profile path")
+    p.add_argument("--disk", required=True,
+                   help="a bundled disk id, a profile path, or a DiskSim .parv/.diskspecs")
     p.add_argument("--trace", required=True, help="the trace file")
     p.add_argument("--format", default="csv", choices=sorted(READERS), help="trace format")
     p.add_argument("--scheduler", default="fcfs", help=f"one of: {', '.join(scheduler_names())}")
@@ -25,6 +26,9 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--bare", action="store_true",
                    help="the mechanism alone: no drive cache or interface (firmware off)")
+    p.add_argument("--as-disksim", action="store_true",
+                   help="switch off the knobs DiskSim 4.0 reads but never applies (zero "
+                        "latency, read any free blocks), to compare with DiskSim's own run")
     p.set_defaults(func=main)
 
 
@@ -36,7 +40,9 @@ def main(args) -> int:
 def _main(args) -> int:
     if args.out and Path(args.out).exists() and not args.force:
         raise ValueError(f"{args.out} exists; choose another --out or pass --force")
-    disk = load_disk(args.disk)
+    disk = load_any(args.disk)
+    if args.as_disksim:
+        disk = as_disksim_runs(disk)
     workload = read_trace(args.trace, args.format)
     result = run_sim(disk, workload, args.scheduler, firmware=not args.bare)
     if args.out:

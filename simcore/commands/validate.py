@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..disk.profiles import load_disk
+from ..disksim.importer import as_disksim_runs, load_any
 from ..engine import replay_validation
 from ..workloads.traces.disksim import read_validation
 
@@ -31,26 +31,11 @@ def register(sub) -> None:
     p.set_defaults(func=main)
 
 
-def load_any(disk: str):
-    """A profile from a bundled id, a TOML profile or a DiskSim model file."""
-    if Path(disk).suffix in (".parv", ".diskspecs", ".model"):
-        import tomllib
-
-        from ..disk.profiles import profile_from_dict
-        from ..disksim.importer import import_disksim
-
-        imported = import_disksim(disk)  # read back as a saved profile would be
-        return profile_from_dict(tomllib.loads(imported.toml), disk)
-    return load_disk(disk)
-
-
 def main(args) -> int:
     if not Path(args.trace).is_file():
         raise FileNotFoundError(f"{args.trace}: no such trace file")
     disk = load_any(args.disk)
     if args.as_disksim:
-        from ..disksim.importer import as_disksim_runs
-
         disk = as_disksim_runs(disk)
     report = replay_validation(disk, read_validation(args.trace), args.scheduler,
                                firmware=not args.bare)

@@ -13,10 +13,9 @@ What maps, and how (see also ``data/disksim/README.md``):
   of the first block, track and cylinder skews (sectors, truncated as DiskSim
   does, or revolutions, rounded to whole sectors); mapping scheme 0
   (conventional) and 1 (serpentine restarting in each zone; scheme 2 where it
-  is the same map); sparing schemes 0, 1, 7, 9 and 10 with their slips (and
-  any other scheme when a model has no spares and no slips); empty space at a
-  zone's front becomes slipped sectors there. Remapped defects are not
-  modelled (warned).
+  is the same map); sparing schemes 0, 1, 3, 7, 8, 9 and 10 with their slips
+  and remapped defects (and any other scheme when a model has no spares and no
+  slips); empty space at a zone's front becomes slipped sectors there.
 - mechanics (``dm_mech_g1``): ``extracted`` seek curves become a ``table``;
   ``hpl``, ``hplplus10`` and ``curve`` are sampled into a table (within 1 us);
   ``linear`` joins single, average and full-stroke times; ``constant`` is a
@@ -28,6 +27,11 @@ What maps, and how (see also ``data/disksim/README.md``):
   zero-latency access, write-back; the
   per-block interface time is the largest of the disk's, the buses' and the
   controllers' on the disk's path, turned into a rate in MB/s.
+
+Where simcore and DiskSim 4.0 part, the import warns and the profile's notes say so:
+zero-latency access and reading any free blocks, modelled as meant, which DiskSim never
+applies (:data:`ZERO_LATENCY_NOTE`, :func:`as_disksim_runs`); DiskSim's hold of a read's media
+a segment ahead of the host, not modelled (``_note_segment_hold``).
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ import numpy as np
 
 from ..disk.layout import Layout
 from ..disk.profile import DiskProfile
-from ..disk.profiles import profile_from_dict
+from ..disk.profiles import load_disk, profile_from_dict
 from ..errors import ProfileError
 from .parse import Block, Document, Param, PList, parse_file, syntax_error
 
@@ -203,6 +207,16 @@ def import_disksim(path: str | Path, disk: str | None = None) -> Imported:
                            f"the imported profile is not valid: {exc}") from None
     ctx.check_capacity(prof)
     return Imported(profile["id"], profile, text, ctx.warnings, list(doc.files))
+
+
+def load_any(disk: str | Path) -> DiskProfile:
+    """A profile from a bundled id, a TOML profile, or a DiskSim model file (``.parv``,
+    ``.diskspecs``, ``.model``) imported on the fly and read back as a saved profile would
+    be (the commands ``run`` and ``validate`` take all three)."""
+    if Path(disk).suffix in (".parv", ".diskspecs", ".model"):
+        imported = import_disksim(disk)
+        return profile_from_dict(tomllib.loads(imported.toml), str(disk))
+    return load_disk(str(disk))
 
 
 def as_disksim_runs(profile: DiskProfile) -> DiskProfile:
