@@ -1,7 +1,7 @@
 """What durability costs: the write cache, FLUSH, FUA and ``fsync``, and the data at risk.
 
 A drive with its write cache on (ATA "write cache enabled", SCSI WCE=1) reports a write done
-when the data is in its buffer (:mod:`simcore.cache`, ``write_back=True``). A program that
+when the data is in its buffer (:mod:`simcore.drive.cache`, ``write_back=True``). A program that
 needs the data to survive a power cut calls ``fsync``, which the kernel turns into the
 writes and then a FLUSH CACHE (Linux: REQ_PREFLUSH / REQ_FUA, Documentation/block/
 writeback_cache_control.rst), or into a write with Force Unit Access where the drive

@@ -84,8 +84,8 @@ def run(disk: Disk | Stack, workload: Any, scheduler: Any = None,
     disk (an id, a profile path, a profile, a mechanism). The keyword arguments
     override the stack's: ``scheduler`` (the drive queue's policy, FCFS by
     default), ``service`` (a per-request service function), ``cache`` (a
-    :class:`~simcore.cache.CacheConfig`, ``True`` for the profile's own, ``False``
-    for none), ``interface`` (a :class:`~simcore.interface.Port` or a mode name),
+    :class:`~simcore.drive.cache.CacheConfig`, ``True`` for the profile's own, ``False``
+    for none), ``interface`` (a :class:`~simcore.drive.interface.Port` or a mode name),
     ``firmware`` (the profile's cache and interface; on unless ``False``, as in
     DiskSim). The workload is an open, closed or validation workload, or a
     :class:`~simcore.workloads.Processes` that drives the stack's top layer itself.

@@ -35,7 +35,7 @@ and below that an optional controller cache
 (:class:`~simcore.controller_cache.ControllerCacheConfig`), then either the
 drive's queue directly (``path="drive"``: DiskSim's controller queue, as deep as
 the number of streams) or a Linux-like block layer (``path="block"``), then
-the drive with its segmented cache (:mod:`simcore.cache`).
+the drive with its segmented cache (:mod:`simcore.drive.cache`).
 
 :func:`run_streams` runs it all for ``duration_ms`` of simulated time and
 reports the throughput the clients saw after ``warmup_ms``. With
@@ -223,12 +223,12 @@ def run_streams(
     """Simulate ``streams`` sequential readers on one disk and measure what they get.
 
     ``cache``: ``True`` the profile's drive buffer, a
-    :class:`~simcore.cache.CacheConfig`, or ``None``/``False`` for a drive with
+    :class:`~simcore.drive.cache.CacheConfig`, or ``None``/``False`` for a drive with
     no buffer at all (the fast arithmetic path). ``scheduler``: the drive's
     policy (a name, or :class:`CycleLBN`); ``path``, ``elevator``, ``depth``:
     see the module doc. ``interface``: ``"link"`` (default) a point-to-point
     link at the profile's rate (Serial ATA: nothing shares it, data flows to
-    the host as the media reads it), a :class:`~simcore.interface.Port` or a
+    the host as the media reads it), a :class:`~simcore.drive.interface.Port` or a
     mode name, or ``None`` for the drive's own default. ``max_request_kib``:
     larger reads go to the drive as pieces of this size issued together (the
     block layer's ``max_sectors_kb`` split; ``None`` keeps them whole).

@@ -12,7 +12,7 @@ class Request(NamedTuple):
 
     ``fua``: Force Unit Access (ATA WRITE FPDMA QUEUED with FUA, SCSI WRITE with FUA=1):
     a write that completes only once its data is on the media, whatever the write cache
-    does with other data. ``op`` may also be ``"F"`` (:data:`simcore.cache.FLUSH`): FLUSH
+    does with other data. ``op`` may also be ``"F"`` (:data:`simcore.drive.cache.FLUSH`): FLUSH
     CACHE, done when every dirty sector is on the media.
     """
 

@@ -36,11 +36,11 @@ Layer = Callable[[simpy.Environment, Any], Any]
 class Stack:
     """What a request crosses on its way to the platter, bottom to top.
 
-    ``disk``: a bundled id, a profile path, a :class:`~simcore.profile.DiskProfile` or a
-    :class:`~simcore.access.Mechanism`. ``scheduler``: the drive queue's policy.
+    ``disk``: a bundled id, a profile path, a :class:`~simcore.disk.profile.DiskProfile` or a
+    :class:`~simcore.disk.access.Mechanism`. ``scheduler``: the drive queue's policy.
     ``firmware``: the profile's cache and interface (on by default, as in DiskSim).
-    ``cache``/``interface``: overrides (a :class:`~simcore.cache.CacheConfig` or ``False``
-    for none; a :class:`~simcore.interface.Port` or a mode name). ``service``: a per-request
+    ``cache``/``interface``: overrides (a :class:`~simcore.drive.cache.CacheConfig` or ``False``
+    for none; a :class:`~simcore.drive.interface.Port` or a mode name). ``service``: a per-request
     service function on the fast path (``fn(request, start_ms, head)``), or with ``array`` a
     factory called with each member's mechanism. ``array``: ``{"drives": n, "level": 0 or
     5, "stripe_kib": 64}``, optionally ``"link_mb_s"`` (the host link's rate).
@@ -49,7 +49,7 @@ class Stack:
     same channel share it (an IDE master and slave). ``cpu``: ``True`` to charge the
     interface's work to the run's host CPU (PIO and DMA costs; Gray 2000 §2.8), shared by
     every drive of the run. ``events``: the drive's rare firmware events (a
-    :class:`~simcore.firmware_events.FirmwareEvents`: error recovery, recalibration, media
+    :class:`~simcore.drive.firmware_events.FirmwareEvents`: error recovery, recalibration, media
     scans; none by default). Several stacks run together as one system when
     :func:`simcore.engine.run` is given a list of them.
     """

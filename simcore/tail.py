@@ -3,7 +3,7 @@
 The mean of a disk's response time hides what users notice: the slowest request in a
 thousand, or in ten thousand. :func:`tail_run` runs random reads (one program reading back
 to back, or Poisson arrivals) on a drive with
-the firmware events of :mod:`simcore.firmware_events` (error recovery with its ERC/TLER
+the firmware events of :mod:`simcore.drive.firmware_events` (error recovery with its ERC/TLER
 limit, thermal recalibration, background media scans) and reports p50, p99, p99.9 and the
 maximum, with how many requests each kind of event touched. :data:`SCENARIOS` names the
 cases the book's chapter compares; their rates say whether they come from a datasheet or are

@@ -440,3 +440,36 @@ def test_grading_refuses_a_key_that_was_not_run(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 2 and "no stored output" in run.stderr
     assert not (tmp_path / "g.csv").exists()
+
+
+def test_the_container_command_passes_the_grading_options_on(tmp_path):
+    """``grade --container`` prints the command that grades inside a container: a practice
+    run's --public-variants mounts no secret, a roster is mounted read-only beside the
+    submissions, options that name no file pass on as they are, and a second folder of
+    submissions (only one can be mounted) or a feedback folder outside --out's is refused."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    roster = tmp_path / "roster.txt"
+    roster.write_text("ada\n")
+    key = Path(__file__).resolve().parent.parent / "instructors" / "labs" / "lab1_time.ipynb"
+
+    def cli(*extra):
+        return subprocess.run([sys.executable, "-m", "simcore", "grade", "--key", str(key),
+                               "--out", str(tmp_path / "g.csv"), "--container", "podman",
+                               *extra], capture_output=True, text=True, timeout=120)
+
+    practice = cli(str(subs), "--public-variants", "--roster", str(roster), "--deadline",
+                   "2026-03-01T23:59", "--jobs", "3", "--feedback", str(tmp_path / "fb"))
+    assert practice.returncode == 0, practice.stderr
+    line = practice.stdout.strip().splitlines()[-1]
+    assert "--public-variants" in line and "/secret" not in line
+    assert f"-v {tmp_path}:/roster:ro" in line and "--roster /roster/roster.txt" in line
+    assert "--deadline 2026-03-01T23:59" in line and "--jobs 3" in line
+    assert "--feedback /out/fb" in line and f"-v {subs}:/subs:ro" in line
+    secret = tmp_path / "course.secret"
+    graded = cli(str(subs), "--secret", str(secret)).stdout.strip().splitlines()[-1]
+    assert f"-v {tmp_path}:/secret:ro" in graded and "--secret /secret/course.secret" in graded
+    two = cli(str(subs), str(tmp_path))
+    assert two.returncode == 2 and "one folder of submissions" in two.stderr
+    away = cli(str(subs), "--feedback", "/var/tmp/elsewhere")
+    assert away.returncode == 2 and "--feedback" in away.stderr

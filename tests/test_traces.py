@@ -2,7 +2,7 @@
 
 Sources: blkparse's default output line (blkparse(1)); fio's trace file formats
 (fio(1) "TRACE FILE FORMAT"), with the units measured on fio 3.33 (see
-``simcore/traces/fio_iolog.py``); seed 003 §2.1 (the five fields of a trace).
+``simcore/workloads/traces/fio_iolog.py``); seed 003 §2.1 (the five fields of a trace).
 """
 
 from __future__ import annotations
@@ -247,3 +247,16 @@ def test_real_fio_writes_what_the_reader_reads(tmp_path):
     wl = read_trace(log, "fio")
     assert len(wl.requests) == 20
     assert all(r.sectors == 8 and r.lba % 8 == 0 for r in wl.requests)
+
+
+def test_the_sample_traces_are_the_generator_the_readme_names():
+    """data/traces/README.md says the sample_database files are the first 300 requests of
+    database_like(80_418_240, duration_s=4, seed=3): tools/sample_traces.py writes them, and
+    the files must be exactly its output (they once drifted from a changed generator)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    import sample_traces
+
+    assert sample_traces.stale() == []
+    readme = (DATA / "README.md").read_text()
+    assert "database_like(80_418_240, duration_s=4, seed=3)" in readme
+    assert len(sample_traces.sample().requests) == 300

@@ -75,6 +75,38 @@ def read_roster(path: str) -> dict[str, str]:
     return out
 
 
+def _one_folder(submissions: list[str]) -> str:
+    """The one folder of submissions a container mounts (read-only, as /subs)."""
+    if len(submissions) != 1 or not Path(submissions[0]).is_dir():
+        raise ValueError("--container grades one folder of submissions (it is mounted "
+                         "read-only in the container): give that folder alone")
+    return submissions[0]
+
+
+def _container_options(args, out: Path) -> list[str]:
+    """``grade``'s options to pass on into the container: those that name no file; the
+    feedback folder only inside the output's folder (the one the container may write)."""
+    if args.regrade or args.no_sandbox:
+        raise ValueError("--container with --regrade or --no-sandbox: run those directly")
+    opts: list[str] = []
+    for flag, value in (("--deadline", args.deadline), ("--jobs", args.jobs),
+                        ("--cell-timeout", args.cell_timeout), ("--cpu-seconds",
+                                                                 args.cpu_seconds)):
+        if value is not None:
+            opts += [flag, str(value)]
+    opts += ["--timeout", str(args.timeout), "--memory-mb", str(args.memory_mb),
+             "--processes", str(args.processes)]
+    opts += [flag for flag, on in (("--keep-merged", args.keep_merged),
+                                   ("--force", args.force)) if on]
+    if args.feedback:
+        fb = Path(args.feedback).resolve()
+        if fb.parent != out.resolve().parent:
+            raise ValueError(f"--feedback {args.feedback}: with --container the feedback "
+                             f"folder must sit beside --out ({out.resolve().parent})")
+        opts += ["--feedback", f"/out/{fb.name}"]
+    return opts
+
+
 def main(args) -> int:
     require_notebook_tools()
     from ..labkit import grade as g
@@ -86,9 +118,10 @@ def main(args) -> int:
     out = Path(args.out)
     feedback = Path(args.feedback) if args.feedback else out.with_name(out.stem + "_feedback")
     if args.container:
-        print(sandbox.container_command(key_path, args.submissions[0] if args.submissions
-                                        else "submissions", out, engine=args.container,
-                                        secret=args.secret))
+        print(sandbox.container_command(
+            key_path, _one_folder(args.submissions), out, engine=args.container,
+            secret=args.secret, public_variants=args.public_variants, roster=args.roster,
+            options=_container_options(args, out)))
         return 0
     secret = None if args.public_variants else sec.load(args.secret)
     if args.regrade:

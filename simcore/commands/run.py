@@ -17,7 +17,7 @@ from ..workloads.traces import READERS, read_trace
 def register(sub) -> None:
     p = sub.add_parser("run", help="simulate a trace on a disk")
     p.add_argument("--disk", required=True,
-                   help="a bundled disk id, a profile path, or a DiskSim .parv/.diskspecs")
+                   help="a bundled disk id, a profile path, or a DiskSim .parv/.diskspecs/.model")
     p.add_argument("--trace", required=True, help="the trace file")
     p.add_argument("--format", default="csv", choices=sorted(READERS), help="trace format")
     p.add_argument("--scheduler", default="fcfs", help=f"one of: {', '.join(scheduler_names())}")

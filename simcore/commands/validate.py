@@ -1,7 +1,8 @@
 """``validate``: replay a DiskSim validation trace and report the demerit figure.
 
-``--disk`` takes a bundled id, a profile, or a DiskSim model (``.parv``) that is
-imported on the fly; the drive runs with its whole firmware unless ``--bare``.
+``--disk`` takes a bundled id, a profile, or a DiskSim model (``.parv``, ``.diskspecs``,
+``.model``) that is imported on the fly; the drive runs with its whole firmware unless
+``--bare``.
 ``--as-disksim`` switches off what DiskSim 4.0 reads but never applies (zero latency, read
 any free blocks: :func:`simcore.disksim.importer.as_disksim_runs`), to compare with DiskSim.
 """
@@ -20,7 +21,7 @@ from ..workloads.traces.disksim import read_validation
 def register(sub) -> None:
     p = sub.add_parser("validate", help="compare a disk model with a measured validation trace")
     p.add_argument("--disk", required=True,
-                   help="a bundled disk id, a profile path, or a DiskSim .parv/.diskspecs")
+                   help="a bundled disk id, a profile path, or a DiskSim .parv/.diskspecs/.model")
     p.add_argument("--trace", required=True, help="a DiskSim validation trace")
     p.add_argument("--scheduler", default="fcfs")
     p.add_argument("--bare", action="store_true",

@@ -259,7 +259,7 @@ class Mechanism:
         Schedulers compare these estimates, so they are made exact where the model is:
         the wait is counted in sectors as :meth:`access` counts it (a head arriving on
         the sector's edge waits nothing, not a revolution), and the sum is rounded to
-        :data:`~simcore.mechanics.TIME_RESOLUTION_MS`. Two candidates that hand
+        :data:`~simcore.disk.mechanics.TIME_RESOLUTION_MS`. Two candidates that hand
         computation finds equal (40 + 50 and 90 ticks on the toy disk) then compare
         equal, and the policy's tie rule (the oldest request) decides, not rounding noise.
         """

@@ -20,7 +20,7 @@ asked for, in the same turn of the platter.
 simcore keeps its unit, the 512-byte sector, everywhere; a format only decides which groups of
 ``physical_sector_bytes / 512`` sectors form a physical sector (starting at the profile's
 ``lowest_aligned_lba``) and what a write that splits one costs. The cost itself is computed by
-:meth:`simcore.access.Mechanism.access` (and ``plan``): the partial physical sectors at the
+:meth:`simcore.disk.access.Mechanism.access` (and ``plan``): the partial physical sectors at the
 write's ends are read, then the whole span of physical sectors is written, each phase with the
 ordinary seek, rotation and transfer arithmetic.
 """

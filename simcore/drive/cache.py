@@ -11,7 +11,7 @@ prefetch, adaptive segmentation).
 The model is arithmetic, not a process: media activity that goes on in the
 background (read-ahead into a segment, destaging dirty data) is a planned
 *stream*, a sector-by-sector schedule from :meth:`Mechanism.plan
-<simcore.access.Mechanism.plan>`. A later command asks the cache what is in
+<simcore.disk.access.Mechanism.plan>`. A later command asks the cache what is in
 the buffer at its own time, and stops the stream there if it needs the head:
 at once, or at the end of a head switch or seek in progress (those cannot be
 aborted), and never before the minimum read-ahead is done.
@@ -29,7 +29,7 @@ The drive (:class:`simcore.drive.Drive` with ``cache=``) calls, per command::
     end = cache.flush(now, head)                           # everything on the platter by ``end``
     n = cache.dirty_at(t)                                  # sectors acknowledged, not yet on media
 
-``head`` is the drive's :class:`~simcore.access.HeadState`; the cache moves it
+``head`` is the drive's :class:`~simcore.disk.access.HeadState`; the cache moves it
 when it plans media work. A workload author only needs :class:`CacheConfig`
 and ``simcore.run(disk, workload, cache=CacheConfig(...))``; ``cache.stats``
 counts hits.
@@ -341,7 +341,7 @@ class Segment:
 class _Stream:
     """Media work going on in the background: read-ahead into, or destaging from, a segment.
 
-    A read-ahead on one track keeps its :class:`~simcore.access.TrackPlan` and makes the
+    A read-ahead on one track keeps its :class:`~simcore.disk.access.TrackPlan` and makes the
     sector times and pieces only when something asks for them (most read-aheads are
     stopped by the next command or end untouched: :meth:`SegmentCache.stop` counts what
     they read from the track plan's numbers)."""
@@ -453,7 +453,7 @@ class ReadService:
     """What a read gets from the cache: when each sector is in the buffer, and the media cost.
 
     ``ready_ms`` (an array) is when each sector is in the buffer. A miss read from the media
-    on one track keeps only its :class:`~simcore.access.TrackPlan`, whose sector times these
+    on one track keeps only its :class:`~simcore.disk.access.TrackPlan`, whose sector times these
     are, and makes the array when asked; :meth:`ready_list` gives the same times as Python
     floats without it (all the buffered drive's burst needs)."""
 

@@ -5,7 +5,7 @@ supports a single pending request"; SCSI lets a drive disconnect while it
 seeks. Two drives on one parallel ATA cable (master and slave) therefore
 never transfer at once, and under Linux's IDE driver never even overlap their
 commands. A :class:`Channel` is a SimPy resource of capacity one; each drive's
-:class:`~simcore.interface.Port` says whether it holds the channel for a whole
+:class:`~simcore.drive.interface.Port` says whether it holds the channel for a whole
 command (``hold="command"``) or only while its data moves
 (``hold="transfer"``).
 """

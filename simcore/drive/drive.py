@@ -2,14 +2,14 @@
 
 One process per drive (never one per request): it waits while the queue is
 empty, asks the policy for the next request, computes the request's service
-arithmetically (:mod:`simcore.access`) and sleeps for it. Seeds: Gray 2000
+arithmetically (:mod:`simcore.disk.access`) and sleeps for it. Seeds: Gray 2000
 §2.6 (command overhead, media and interface stages), Seltzer et al. 1990 as
 summarised in Gray §3 (queue plus policy).
 
 Two paths. The default (no ``cache``, no ``interface``) is the fast one: an
 ideal interface and no buffer, one arithmetic service per request. Given a
-``cache`` (:class:`~simcore.cache.CacheConfig`) or an ``interface``
-(:class:`~simcore.interface.Port`), the drive instead keeps a segmented
+``cache`` (:class:`~simcore.drive.cache.CacheConfig`) or an ``interface``
+(:class:`~simcore.drive.interface.Port`), the drive instead keeps a segmented
 buffer whose read-ahead and destaging go on between commands, moves data over
 a :class:`~simcore.channel.Channel` it may share with another drive, and, for
 PIO, needs the host's :class:`~simcore.cpu.Cpu` for every DRQ block (Gray

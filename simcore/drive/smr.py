@@ -6,7 +6,7 @@ that a track can no longer be rewritten in place without destroying the next one
 grouped into **bands** separated by a guard gap; a band can only be written from its start to
 its end, so changing one sector in it means rewriting the whole band.
 
-Two ways to live with that, both modelled here on top of :class:`~simcore.access.Mechanism`
+Two ways to live with that, both modelled here on top of :class:`~simcore.disk.access.Mechanism`
 (every media access below is an ordinary seek, rotation and transfer):
 
 **Drive-managed** (:class:`DriveManaged`). The drive keeps the block interface and hides the

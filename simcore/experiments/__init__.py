@@ -51,8 +51,8 @@ def reproduce(name: str, quick: bool = False, seed: int = 0,
 
     ``executor``: any ``concurrent.futures``-style executor (a process pool, a Dask or Ray
     cluster's) for the experiment's parameter sweep; every point carries its own seed, so the
-    numbers do not depend on it. Experiments without a sweep (``interface``, ``traxtents``)
-    run here and ignore it.
+    numbers do not depend on it. Experiments without a sweep (``interface``, ``validation``)
+    take no executor and run here.
     """
     fn = get(name).reproduce
     if executor is None or "executor" not in inspect.signature(fn).parameters:

@@ -12,7 +12,7 @@ with a reserved area of 0.5% of the disk, placed at every tenth of the disk's
 address space from the outer edge (0) to the inner edge (1), on a zoned disk.
 The workload is the one organ pipe is optimal for: independent references, a
 share ``h`` of them to a fixed hot set of blocks scattered over the disk and
-the rest uniform (:func:`~simcore.workloads_synth.hot_set_open`). Two request
+the rest uniform (:func:`~simcore.workloads.synth.hot_set_open`). Two request
 sizes (4, 64 and 256 KiB) and several ``h`` (500 hot blocks, Zipf(1) among them). FCFS, about half utilization; window 0
 (before the first rearrangement) is left out.
 

@@ -33,8 +33,8 @@ copy-free one.
 Reproduction targets: :data:`TARGETS`, note 003 §6 (orderings and shapes; the
 thesis's absolute numbers are shown beside ours but are not targets).
 
-Full mode replays 125 points of about two-thirds of a million requests each (about 2.5
-CPU-hours), so its rows are archived (``ARCHIVED``, :mod:`.archive`): the book assembles the
+Full mode replays 125 points of about two-thirds of a million requests each (over half an
+hour on two cores; the archive records its wall time), so its rows are archived (``ARCHIVED``, :mod:`.archive`): the book assembles the
 result from ``data/results/placement-full-s0.json`` with today's code, and a test replays a
 sample of the points and requires the archived rows bit for bit.
 

@@ -3,7 +3,7 @@
 Every headline number comes from requests run through :func:`simcore.run` (the
 drive process, closed workloads) with :class:`simcore.traxtents.QueuedService`
 choosing when the bus moves the data, or from rounds of requests served by
-:meth:`simcore.access.Mechanism.access`. Nothing here is a closed-form formula
+:meth:`simcore.disk.access.Mechanism.access`. Nothing here is a closed-form formula
 except where the paper itself gives one (the LFS model line, stream
 arithmetic).
 

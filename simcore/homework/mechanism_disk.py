@@ -2,9 +2,9 @@
 
 A request is one 512-byte sector at an LBA; the arm's "track" (for SSTF) is its
 cylinder; the estimate SATF ranks by is the whole mechanical service time
-(seek, rotational wait, transfer) that :meth:`simcore.access.Mechanism.access`
+(seek, rotational wait, transfer) that :meth:`simcore.disk.access.Mechanism.access`
 gives from the head's state now, rounded to
-:data:`~simcore.mechanics.TIME_RESOLUTION_MS` so that ties are ties. Like
+:data:`~simcore.disk.mechanics.TIME_RESOLUTION_MS` so that ties are ties. Like
 OSTEP's homework disk, the bare mechanism serves one request at a time with no
 firmware overhead and no cache: the questions are about seek and rotation.
 

@@ -19,7 +19,7 @@ queued, so that neighbours can merge; a synchronous request unplugs at once
 (the process waits on it). Host CPU time is not modelled.
 
 Durability flags travel with the request: ``submit(..., fua=True)`` sends a Force Unit
-Access write to the device, and an ``op`` of :data:`simcore.cache.FLUSH` a FLUSH CACHE; the
+Access write to the device, and an ``op`` of :data:`simcore.drive.cache.FLUSH` a FLUSH CACHE; the
 block layer never merges either with another request (Linux sends REQ_PREFLUSH and REQ_FUA
 through its flush machinery, not the elevator's merging; here they pass through the elevator
 unmerged).

@@ -10,14 +10,14 @@ What is modelled (the "file-system path, approximated"):
 
 - a :class:`Host`: one :class:`~simcore.cpu.Cpu`, channels, drives with
   their buffers and ports; issuing a command costs the CPU
-  :meth:`Port.setup_us <simcore.interface.Port.setup_us>`;
+  :meth:`Port.setup_us <simcore.drive.interface.Port.setup_us>`;
 - an ext2-like file (:func:`ext2_extents`): 1 KiB blocks, an indirect block
   before every 256 data blocks, and a block group (block and inode bitmaps,
   inode table) every 8 MiB that the file's data skips;
 - reading: the kernel's read-ahead keeps ``readahead_kib`` ahead of the
   program, one request of at most ``request_kib`` at a time (an IDE channel
   takes one command); the program copies each ``chunk_kib`` chunk to user
-  space (:attr:`HostCosts.memcpy_mb_s <simcore.interface.HostCosts>`) and
+  space (:attr:`HostCosts.memcpy_mb_s <simcore.drive.interface.HostCosts>`) and
   pays the file system's CPU per KiB;
 - writing: the program copies chunks into the buffer cache, a flusher writes
   them out in file order, the program blocks while more than

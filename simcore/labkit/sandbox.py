@@ -45,6 +45,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -527,28 +528,43 @@ def probe_layers(hide: list[str] | None = None, limits: Limits | None = None) ->
 
 def container_command(key: str | Path, submissions: str | Path, out: str | Path,
                       engine: str = "podman", image: str = "disklab-grader",
-                      secret: str | Path | None = None) -> str:
+                      secret: str | Path | None = None, public_variants: bool = False,
+                      roster: str | Path | None = None,
+                      options: Sequence[str] = ()) -> str:
     """A docker/podman command line that grades inside a throwaway container (not required).
 
     The container adds an outer wall (no network, a process limit, a read-only image, the key,
-    the submissions and the secret mounted read-only); inside it the grader's own layers are
-    present only where the engine grants namespaces, and the summary says which. Build the
-    image once from the repository: a ``python:3.11-slim`` base, ``pip install -r
+    the submissions, the roster and the secret mounted read-only); inside it the grader's own
+    layers are present only where the engine grants namespaces, and the summary says which.
+    ``public_variants`` grades without a secret (nothing of it is mounted); ``options`` are
+    more of ``grade``'s options, passed on as they are (they name no file). Build the image
+    once from the repository: a ``python:3.11-slim`` base, ``pip install -r
     requirements.txt`` and ``pip install -e .`` (the first lines printed say so).
     """
+    import shlex
+
     from . import secret as sec
 
-    secret_path = Path(secret) if secret else sec.default_path()
     build = (f"# once: printf 'FROM python:3.11-slim\\nCOPY . /disklab\\nWORKDIR /disklab\\n"
              f"RUN pip install -r requirements.txt && pip install --no-deps -e .\\n' | "
              f"{engine} build -t {image} -f - .")
+    mounts = [f"-v {Path(key).resolve().parent}:/key:ro",
+              f"-v {Path(submissions).resolve()}:/subs:ro"]
+    args = [f"--key /key/{Path(key).name}", "/subs", f"--out /out/{Path(out).name}"]
+    if public_variants:
+        args.append("--public-variants")
+    else:
+        secret_path = Path(secret) if secret else sec.default_path()
+        mounts.append(f"-v {secret_path.resolve().parent}:/secret:ro")
+        args.append(f"--secret /secret/{secret_path.name}")
+    if roster:
+        mounts.append(f"-v {Path(roster).resolve().parent}:/roster:ro")
+        args.append(f"--roster /roster/{Path(roster).name}")
+    mounts.append(f"-v {Path(out).resolve().parent}:/out")
+    args += [shlex.quote(o) for o in options]
     run = (f"{engine} run --rm --network=none --pids-limit=512 --memory=4g --cpus=2 "
-           f"--read-only --tmpfs /tmp:rw,size=512m "
-           f"-v {Path(key).resolve().parent}:/key:ro -v {Path(submissions).resolve()}:/subs:ro "
-           f"-v {secret_path.resolve().parent}:/secret:ro "
-           f"-v {Path(out).resolve().parent}:/out {image} "
-           f"python -m simcore grade --key /key/{Path(key).name} /subs "
-           f"--secret /secret/{secret_path.name} --out /out/{Path(out).name}")
+           f"--read-only --tmpfs /tmp:rw,size=512m {' '.join(mounts)} {image} "
+           f"python -m simcore grade {' '.join(args)}")
     return build + "\n" + run
 
 

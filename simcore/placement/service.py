@@ -9,7 +9,7 @@ the sector counts as *just passed*: a full revolution is charged for nothing
 (measured: 99 of 200 back-to-back 64 KiB reads on ``narayan2004``).
 
 :func:`boundary_safe` returns the drive's ordinary mechanical service (same
-command overheads, same :meth:`Mechanism.access <simcore.access.Mechanism.access>`)
+command overheads, same :meth:`Mechanism.access <simcore.disk.access.Mechanism.access>`)
 with the start moved 1e-6 ms earlier, which is far above the rounding error and
 far below anything the model resolves. Pass it as ``simcore.run(...,
 service=boundary_safe(mech))``. (Reported to the owner of ``access.py``; once

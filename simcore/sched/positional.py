@@ -22,7 +22,7 @@ Seed: Gray 2000 §3.2-3.3, summarising Seltzer, Chen & Ousterhout 1990:
   seeds): ``T_eff = T_pos - w x E``, a linear credit for waiting.
 
 Ties go to the oldest request (``pending`` is in arrival order). Positioning
-estimates come rounded to :data:`~simcore.mechanics.TIME_RESOLUTION_MS` from the
+estimates come rounded to :data:`~simcore.disk.mechanics.TIME_RESOLUTION_MS` from the
 mechanics, and the weighted keys below are rounded the same way, so a tie by hand
 computation is a tie here (issue 14 part 7), never a float-noise decision.
 """

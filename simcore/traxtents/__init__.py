@@ -9,7 +9,7 @@ shared docs). This module holds four things:
    latency ``(SPT - 1) / (2 SPT)`` and the zero-latency one ``(1 - f^2) / 2``
    for a track-aligned request covering a fraction ``f`` of a track (Figure 3).
 2. **Serving a read with an explicit host-bus delivery model** (:func:`serve`).
-   The media part is :meth:`simcore.access.Mechanism.access`, called piece by
+   The media part is :meth:`simcore.disk.access.Mechanism.access`, called piece by
    piece; this module adds only *when each sector can cross the bus*. The paper
    (§2.2, §5.2, Figure 7) says a zero-latency disk reads a track out of order
    into its buffer, "assembled in ascending LBN order, and sent to the host", so
