@@ -68,8 +68,10 @@ def test_run_takes_a_disksim_model_and_can_run_it_as_disksim_does(tmp_path):
     out = {}
     for flag in ((), ("--as-disksim",)):
         csv_out = tmp_path / f"out{len(flag)}.csv"
-        cli("run", "--disk", str(parv), "--trace", str(p), "--out", str(csv_out), *flag)
+        proc = cli("run", "--disk", str(parv), "--trace", str(p), "--out", str(csv_out), *flag)
         out[flag] = [float(r["response_ms"]) for r in csv.DictReader(csv_out.open())]
+        # the import's warnings go to stderr, naming the file and line
+        assert "dec_rz26.diskspecs:50: 'Immediate buffer read = 1'" in proc.stderr
     zl, plain = out[()], out[("--as-disksim",)]
     assert all(a <= b + 1e-9 for a, b in zip(zl, plain, strict=True))
     assert sum(zl) < sum(plain) - 1.0

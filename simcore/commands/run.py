@@ -40,7 +40,10 @@ def main(args) -> int:
 def _main(args) -> int:
     if args.out and Path(args.out).exists() and not args.force:
         raise ValueError(f"{args.out} exists; choose another --out or pass --force")
-    disk = load_any(args.disk)
+    warned: list[str] = []
+    disk = load_any(args.disk, warned)
+    for w in warned:  # a DiskSim model imported on the fly: what did not carry over
+        print(f"warning: {w}", file=sys.stderr)
     if args.as_disksim:
         disk = as_disksim_runs(disk)
     workload = read_trace(args.trace, args.format)

@@ -35,7 +35,10 @@ def register(sub) -> None:
 def main(args) -> int:
     if not Path(args.trace).is_file():
         raise FileNotFoundError(f"{args.trace}: no such trace file")
-    disk = load_any(args.disk)
+    warned: list[str] = []
+    disk = load_any(args.disk, warned)
+    for w in warned:  # a DiskSim model imported on the fly: what did not carry over
+        print(f"warning: {w}", file=sys.stderr)
     if args.as_disksim:
         disk = as_disksim_runs(disk)
     report = replay_validation(disk, read_validation(args.trace), args.scheduler,

@@ -209,12 +209,15 @@ def import_disksim(path: str | Path, disk: str | None = None) -> Imported:
     return Imported(profile["id"], profile, text, ctx.warnings, list(doc.files))
 
 
-def load_any(disk: str | Path) -> DiskProfile:
+def load_any(disk: str | Path, warnings: list[str] | None = None) -> DiskProfile:
     """A profile from a bundled id, a TOML profile, or a DiskSim model file (``.parv``,
     ``.diskspecs``, ``.model``) imported on the fly and read back as a saved profile would
-    be (the commands ``run`` and ``validate`` take all three)."""
+    be (the commands ``run`` and ``validate`` take all three). An import's warnings are
+    appended to ``warnings`` when it is given."""
     if Path(disk).suffix in (".parv", ".diskspecs", ".model"):
         imported = import_disksim(disk)
+        if warnings is not None:
+            warnings.extend(imported.warnings)
         return profile_from_dict(tomllib.loads(imported.toml), str(disk))
     return load_disk(str(disk))
 
