@@ -118,3 +118,7 @@ def test_the_simulator_chapter_lists_every_subcommand():
     table = table[:table.index(":::")]
     listed = set(re.findall(r"python -m simcore ([a-z-]+)", table))
     assert set(commands) <= listed, sorted(set(commands) - listed)
+    # and the per-request CSV's columns, in order, as ``run --out`` writes them
+    said = chapter[chapter.index("The per-request CSV of `run --out` has the columns"):]
+    said = said[:said.index(".\n")]
+    assert re.findall(r"`([a-z_]+)`", said) == list(CSV_COLUMNS)
