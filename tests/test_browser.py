@@ -217,6 +217,23 @@ def test_every_table_has_a_numbered_caption(server, browser, page_name):
         page.close()
 
 
+@pytest.mark.parametrize("page_name", [p for p in _pages() if p.startswith("book/")]
+                         or ["(book not built)"])
+def test_no_table_is_wider_than_the_page(server, browser, page_name):
+    """At 1280 px, no table is wider than the box it sits in: a cut-off column (once the
+    records' response time that a caption asked the reader to add up to) is a column the
+    reader cannot see."""
+    page, _errors, _ = _open(browser, f"{server}/{page_name}")
+    try:
+        wide = page.evaluate("""() => Array.from(document.querySelectorAll('article table'))
+            .filter(t => t.scrollWidth > t.parentElement.clientWidth + 4)
+            .map(t => [t.id || (t.closest('[id]') || {}).id, t.scrollWidth,
+                       t.parentElement.clientWidth])""")
+        assert not wide, f"{page_name}: tables wider than the page (id, width, room): {wide}"
+    finally:
+        page.close()
+
+
 def test_numref_to_a_table_leads_to_its_numbered_caption(server, browser):
     """On the positioning chapter a {numref} reads "Table N.M", links to the table with that number,
     and tables are counted apart from figures, per chapter ("Fig. N.1" and "Table N.1" both)."""
