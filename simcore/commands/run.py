@@ -6,18 +6,17 @@ import json
 import sys
 from pathlib import Path
 
-from ..disksim.importer import as_disksim_runs, load_any
 from ..engine import few_collections
 from ..engine import run as run_sim
 from ..records import CSV_COLUMNS
 from ..sched import names as scheduler_names
 from ..workloads.traces import READERS, read_trace
+from ._disk_arg import add_disk_arguments, load_disk_arg
 
 
 def register(sub) -> None:
     p = sub.add_parser("run", help="simulate a trace on a disk")
-    p.add_argument("--disk", required=True,
-                   help="a bundled disk id, a profile path, or a DiskSim .parv/.diskspecs/.model")
+    add_disk_arguments(p)
     p.add_argument("--trace", required=True, help="the trace file")
     p.add_argument("--format", default="csv", choices=sorted(READERS), help="trace format")
     p.add_argument("--scheduler", default="fcfs", help=f"one of: {', '.join(scheduler_names())}")
@@ -26,9 +25,6 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--bare", action="store_true",
                    help="the mechanism alone: no drive cache or interface (firmware off)")
-    p.add_argument("--as-disksim", action="store_true",
-                   help="switch off the knobs DiskSim 4.0 reads but never applies (zero "
-                        "latency, read any free blocks), to compare with DiskSim's own run")
     p.set_defaults(func=main)
 
 
@@ -40,12 +36,7 @@ def main(args) -> int:
 def _main(args) -> int:
     if args.out and Path(args.out).exists() and not args.force:
         raise ValueError(f"{args.out} exists; choose another --out or pass --force")
-    warned: list[str] = []
-    disk = load_any(args.disk, warned)
-    for w in warned:  # a DiskSim model imported on the fly: what did not carry over
-        print(f"warning: {w}", file=sys.stderr)
-    if args.as_disksim:
-        disk = as_disksim_runs(disk)
+    disk = load_disk_arg(args)
     workload = read_trace(args.trace, args.format)
     result = run_sim(disk, workload, args.scheduler, firmware=not args.bare)
     if args.out:

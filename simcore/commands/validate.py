@@ -13,34 +13,25 @@ import json
 import sys
 from pathlib import Path
 
-from ..disksim.importer import as_disksim_runs, load_any
 from ..engine import replay_validation
 from ..workloads.traces.disksim import read_validation
+from ._disk_arg import add_disk_arguments, load_disk_arg
 
 
 def register(sub) -> None:
     p = sub.add_parser("validate", help="compare a disk model with a measured validation trace")
-    p.add_argument("--disk", required=True,
-                   help="a bundled disk id, a profile path, or a DiskSim .parv/.diskspecs/.model")
+    add_disk_arguments(p)
     p.add_argument("--trace", required=True, help="a DiskSim validation trace")
     p.add_argument("--scheduler", default="fcfs")
     p.add_argument("--bare", action="store_true",
                    help="replay on the bare mechanism (no overheads, cache or interface)")
-    p.add_argument("--as-disksim", action="store_true",
-                   help="switch off the knobs DiskSim 4.0 reads but never applies (zero "
-                        "latency, read any free blocks), to compare with DiskSim's own run")
     p.set_defaults(func=main)
 
 
 def main(args) -> int:
     if not Path(args.trace).is_file():
         raise FileNotFoundError(f"{args.trace}: no such trace file")
-    warned: list[str] = []
-    disk = load_any(args.disk, warned)
-    for w in warned:  # a DiskSim model imported on the fly: what did not carry over
-        print(f"warning: {w}", file=sys.stderr)
-    if args.as_disksim:
-        disk = as_disksim_runs(disk)
+    disk = load_disk_arg(args)
     report = replay_validation(disk, read_validation(args.trace), args.scheduler,
                                firmware=not args.bare)
     json.dump(report, sys.stdout, indent=2, sort_keys=True)
