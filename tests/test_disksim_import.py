@@ -23,11 +23,16 @@ from simcore.disksim.importer import (
     hpl_times,
     import_disksim,
     lee_times,
+    load_any,
     read_seek_file,
     sampled_table,
     write_profile,
 )
 from simcore.disksim.parse import Block, parse_text
+from simcore.disksim.segment_hold import read_ahead_hold_reach
+from simcore.engine import run
+from simcore.records import Request
+from simcore.workloads import OpenWorkload
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "disksim"
 
@@ -388,21 +393,50 @@ def test_read_any_free_models_say_that_disksim_never_applies_it(model_dir):
 
 
 def test_the_segment_hold_is_noted_where_the_bus_is_slower_than_the_media(model_dir):
-    """DiskSim holds a read's media a segment ahead of the host's transfer; simcore does not.
-    The tiny disk's media gives a sector every 1 ms (6,000 rpm, 10 sectors a track): with
-    its 0.02 ms bus the hold can never bite and nothing is said; with a 2 ms bus it says so,
-    with both times, and warns naming the segment size's line."""
+    """DiskSim holds a read's media a segment ahead of the host's transfer; simcore holds a
+    read's own sectors so, not its read-ahead. The tiny disk's media gives a sector every
+    1 ms (6,000 rpm, 10 sectors a track); its segments hold 32 sectors and its read-ahead
+    (to the track's end, past the request) reads at most 10 sectors, so only the read-ahead
+    of a read of 32 - 10 + 1 = 23 sectors or more reaches a segment's worth. With its 0.02 ms
+    bus the hold can never bite and nothing is said. With a 2 ms bus, the host starting
+    after one sector (no water mark, no handshakes) and the completion 0.05 ms after the
+    last sector, the bound of :func:`read_ahead_hold_reach` is (1 * 31 - 1) / (2 - 1) -
+    0.05 / 2 = 29.975: reads of 30 sectors or more. With a 4 ms bus it is (31 - 1) / 3 -
+    0.05 / 4 = 9.9875, so the read-ahead's reach decides: 23."""
     quiet = import_disksim(model_dir / "tiny.parv")
-    assert not any("hold of a read's media" in w for w in quiet.warnings)
+    assert not any("hold of a read's read-ahead" in w for w in quiet.warnings)
     assert "disk_buffer_block_available" not in quiet.profile["notes"]
+    assert read_ahead_hold_reach(load_any(model_dir / "tiny.parv")) is None
     parv = model_dir / "tiny.parv"
-    parv.write_text(parv.read_text().replace("Read block transfer time = 0.02",
-                                             "Read block transfer time = 2.0"))
+    text = parv.read_text()
+    parv.write_text(text.replace("Read block transfer time = 0.02",
+                                 "Read block transfer time = 2.0"))
     slow = import_disksim(parv)
     assert slow.profile["interface"]["rate_mb_s"] == pytest.approx(0.256)
     assert "(2.000 ms a block against 1.0000 ms a sector" in slow.profile["notes"]
-    warned = [w for w in slow.warnings if "hold of a read's media" in w]
-    assert len(warned) == 1 and "tiny.diskspecs:" in warned[0]
+    assert "only a read of 30 sectors or more" in slow.profile["notes"]
+    warned = [w for w in slow.warnings if "hold of a read's read-ahead" in w]
+    assert len(warned) == 1 and "tiny.diskspecs:" in warned[0] and "30 sectors" in warned[0]
+    assert read_ahead_hold_reach(load_any(parv)) == 30
+    parv.write_text(text.replace("Read block transfer time = 0.02",
+                                 "Read block transfer time = 4.0"))
+    assert read_ahead_hold_reach(load_any(parv)) == 23
+
+
+def test_a_reads_own_sectors_wait_for_room_in_the_ring(model_dir):
+    """The part of the hold simcore has: sector i + 32 of a read is read only once sector i
+    has gone to the host, else it comes round a revolution later. With a 4 ms bus against
+    a 1 ms sector the host falls behind by three sectors in four: a 40-sector read never
+    fills its 32-sector segment; a 50-sector read does and loses whole revolutions."""
+    parv = model_dir / "tiny.parv"
+    parv.write_text(parv.read_text().replace("Read block transfer time = 0.02",
+                                             "Read block transfer time = 4.0"))
+    mech = Mechanism(load_any(parv))
+    lost = {}
+    for n in (40, 50):
+        result = run(mech, OpenWorkload([Request(0, 0.0, "R", 0, n)], name="one"))
+        lost[n] = result.meta["built"].top.cache.stats["lost_revolutions"]
+    assert lost[40] == 0 and lost[50] >= 1
 
 
 def test_time_scale_per_request_overhead_and_fast_writes(model_dir):

@@ -31,7 +31,8 @@ What maps, and how (see also ``data/disksim/README.md``):
 Where simcore and DiskSim 4.0 part, the import warns and the profile's notes say so:
 zero-latency access and reading any free blocks, modelled as meant, which DiskSim never
 applies (:data:`ZERO_LATENCY_NOTE`, :func:`as_disksim_runs`); DiskSim's hold of a read's media
-a segment ahead of the host, not modelled (``_note_segment_hold``).
+a segment ahead of the host, which simcore applies to a read's own sectors but not to the
+read-ahead after them (:mod:`simcore.disksim.segment_hold`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from ..disk.profile import DiskProfile
 from ..disk.profiles import load_disk, profile_from_dict
 from ..errors import ProfileError
 from .parse import Block, Document, Param, PList, parse_file, syntax_error
+from .segment_hold import read_ahead_hold_reach
 
 SEEK_TOLERANCE_MS = 0.001
 """Largest difference allowed when an analytic DiskSim seek curve is sampled into a table."""
@@ -641,7 +643,6 @@ class _Context:
         }
         if spec is not None:
             profile["firmware"], profile["interface"] = self._firmware(spec)
-            self._note_segment_hold(spec, profile)
         else:
             self.assumed += ["firmware", "interface"]
             self.notes.append("Only the mechanical model (.model) was read: no overheads, "
@@ -649,6 +650,8 @@ class _Context:
                               "for those).")
         profile["initial"] = {"cylinder": 0, "angle": 0.0}
         self.assumed += ["initial.cylinder", "initial.angle"]
+        if spec is not None:
+            self._note_segment_hold(spec, profile)
         profile["assumed"] = list(dict.fromkeys(self.assumed))
         files = ", ".join(Path(f).name for f in self.doc.files)
         profile["notes"] = " ".join([f"Read from {files}.", *self.notes])
@@ -1106,7 +1109,8 @@ class _Context:
             # = 1 (every validated model): DiskSim 4.0's disk_buffer_sector_done asks
             # disk_buffer_block_available about each sector before the head passes it; = 0
             # asks about a read's sector after it has passed. Either way the media is held
-            # a segment ahead of the host (_note_segment_hold), which simcore does not model
+            # a segment ahead of the host (simcore: a read's own sectors, not its read-ahead;
+            # _note_segment_hold)
             p = spec.get("Read directly to buffer")
             assert p is not None
             self.warn(p, "'Read directly to buffer = 0' (DiskSim checks a read sector's room "
@@ -1351,33 +1355,33 @@ class _Context:
 
     def _note_segment_hold(self, spec: Block, profile: dict[str, Any]) -> None:
         """DiskSim 4.0 lets a read's media run at most a segment ahead of the host's transfer
-        while the request's completion is not yet sent (``disk_buffer_block_available``, asked
-        for every sector the head passes, whatever "Read directly to buffer" says); a sector
-        refused passes unread and waits a revolution. simcore does not model that hold. It
-        can only matter where the bus is slower than the media: say so there."""
-        cache = profile["firmware"].get("cache", {})
-        rate = profile["interface"].get("rate_mb_s", 0.0)
-        if not cache.get("size_sectors") or not rate:
+        while the read's completion is not yet sent (``disk_buffer_block_available``, asked
+        for every sector the head reads, whatever "Read directly to buffer" says); a sector
+        refused passes unread and waits a revolution. simcore holds a read's own sectors so,
+        not the read-ahead after them (:mod:`simcore.disksim.segment_hold`): where some
+        read's read-ahead could be held, say from what length."""
+        # (the profile as simcore will load it: through its TOML, as import_disksim does)
+        reach = read_ahead_hold_reach(profile_from_dict(tomllib.loads(to_toml(profile)),
+                                                        str(self.src)))
+        if reach is None:
             return
-        block_ms = 512 / (rate * 1000.0)
+        b = 512 / (profile["interface"]["rate_mb_s"] * 1000.0)
         geometry = profile["geometry"]
-        sector_ms = 60_000.0 / geometry["rpm"] / max(
-            z["sectors_per_track"] for z in geometry["zones"])
-        if block_ms <= sector_ms:
-            return
+        s = 60_000.0 / geometry["rpm"] / max(z["sectors_per_track"] for z in geometry["zones"])
         p = spec.get("Segment size (in blks)") or spec.get("Number of buffer segments")
         assert p is not None
         self.notes.append(
             f"DiskSim 4.0 stops a read's media once it is a segment ahead of the host's "
-            f"transfer of a request not yet complete (disk_buffer_block_available): a sector "
-            f"refused passes unread and comes round a revolution later. simcore does not "
-            f"model that hold, which can only matter where the bus is slower than the media, "
-            f"as with this model's DiskSim bus timing ({block_ms:.3f} ms a block against "
-            f"{sector_ms:.4f} ms a sector in the fastest zone): for reads longer than a "
-            f"segment, and read-aheads a segment ahead of a transfer still under way.")
-        self.warn(p, "the hold of a read's media a segment ahead of the host's transfer is "
-                  "not modelled; with this model's bus slower than its media it can cost "
-                  "reads longer than a segment a revolution (see the profile's notes)")
+            f"transfer of a read not yet complete (disk_buffer_block_available): a sector "
+            f"refused passes unread and comes round a revolution later. simcore holds a "
+            f"read's own sectors by that rule (its segments are rings) but not the "
+            f"read-ahead after them. With this model's DiskSim bus timing ({b:.3f} ms a block "
+            f"against {s:.4f} ms a sector in the fastest zone), only a read of {reach} "
+            f"sectors or more can have its read-ahead held (simcore.disksim.segment_hold).")
+        self.warn(p, f"DiskSim's hold of a read's read-ahead a segment ahead of the host's "
+                  f"transfer is not modelled; with this model's bus slower than its media "
+                  f"it can delay the read-ahead of reads of {reach} sectors or more (see "
+                  f"the profile's notes)")
 
     def check_capacity(self, prof) -> None:
         if self.block_count is None:
