@@ -246,8 +246,8 @@ def replay_validation(disk: Disk, workload: ValidationWorkload,
     per-request times (``demerit_ms``) and, as DiskSim's rms tool computes its
     published figures, from both distributions in DiskSim's printed buckets
     (``demerit_bucketed_ms``); it is reported for all requests and for reads and writes apart,
-    beside both distributions' means and standard deviations.
-    ``demerit_pct`` is the demerit as a percentage of the measured mean (None
+    beside both distributions' means and standard deviations, and with the revolutions the
+    replay lost to full segments (``lost_revolutions``). ``demerit_pct`` is the demerit as a percentage of the measured mean (None
     when every measured time is 0). ``keep_records`` adds the replay's records in trace
     order under ``"records"`` (for per-request analyses; the report is then no longer
     plain JSON). A request beyond the disk raises :class:`TraceError` naming the trace
@@ -274,6 +274,13 @@ def replay_validation(disk: Disk, workload: ValidationWorkload,
     report["writes"] = compare_service_times(measured[is_write], simulated[is_write])
     report["disk"] = mech.profile.id
     report["firmware"] = firmware
+    cache = getattr(result.meta["built"].top, "cache", None)
+    # revolutions lost to a full segment: a read's own sectors (the ring) and read-ahead
+    # held a segment ahead of the host (DiskSim's segment hold)
+    report["lost_revolutions"] = {
+        "ring": int(cache.stats["lost_revolutions"]) if cache is not None else 0,
+        "read_ahead_held": int(cache.stats["read_ahead_held_revolutions"])
+        if cache is not None else 0}
     if keep_records:
         report["records"] = recs
     return report

@@ -884,3 +884,61 @@ def test_separate_write_segment_is_validated_by_name():
                 {"segments": 3, "separate_write_segment": 1}):
         with pytest.raises(ProfileError, match="separate_write_segment"):
             small_disk(zones, cache={"size_kib": 512, **bad})
+
+
+def _tiny_track_one():
+    """DiskSim's tiny test model without zero latency: track (0, 1) holds LBAs 9..18 in one
+    run, a sector every 1 ms (6,000 rpm, 10 a track)."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from simcore.disksim.importer import load_any
+
+    tiny = Path(__file__).resolve().parent.parent / "data" / "disksim" / "tiny.parv"
+    mech = Mechanism(replace(load_any(tiny), zero_latency_reads=False))
+    assert mech.layout.track_extent(9) == (9, 10) and mech.rev_ms == 10.0
+    return mech
+
+
+def test_segment_hold_stops_read_ahead_a_segment_ahead_of_the_host():
+    """DiskSim 4.0's hold (disk_buffer_block_available), worked by hand. Segments of 8
+    sectors; a read of LBAs 9..12 whose media starts at r0 (sector k done at r0 + k + 1),
+    read-ahead to the track's end (LBAs 13..18). The host takes sector k at r0 + 1 + 10(k+1)
+    (a 10 ms bus) and the completion is sent at r0 + 41.05. LBA 17 = 9 + 8 may be read once
+    sector 0 has gone (r0 + 11): it would start at r0 + 8, so it waits a revolution (r0 +
+    18, done r0 + 19); LBA 18 then starts at r0 + 19 but needs sector 1 gone (r0 + 21): one
+    more revolution, done r0 + 30. Read-ahead before LBA 17 is not held."""
+    mech = _tiny_track_one()
+    cache = SegmentCache(CacheConfig(size_kib=16, segments=4, read_ahead="track",
+                                     read_ahead_over_requested=True), mech)
+    assert cache.cap == 8
+    head = HeadState(0, 1)
+    svc = cache.read(9, 4, 0.0, 0.0, head)
+    r0 = float(svc.ready_ms[0]) - 1.0
+    free = SegmentCache(CacheConfig(size_kib=16, segments=4, read_ahead="track",
+                                    read_ahead_over_requested=True), mech)
+    free_svc = free.read(9, 4, 0.0, 0.0, HeadState(0, 1))
+    free.read_done(free_svc, free_svc.media_end_ms, HeadState(0, 1))  # no host: no hold
+    assert list(free.stream.done - r0) == pytest.approx([5, 6, 7, 8, 9, 10])
+    cache.read_done(svc, svc.media_end_ms, head, 9, r0 + 1.0, 10.0, r0 + 41.05, 0.0)
+    assert list(cache.stream.done - r0) == pytest.approx([5, 6, 7, 8, 19, 30])
+    assert cache.stream.end_ms == pytest.approx(r0 + 30)
+    assert cache.stats["read_ahead_held_revolutions"] == 2
+    # the same read with its completion sent at r0 + 8.5: LBA 17 waits, LBA 18 goes free
+    late = SegmentCache(CacheConfig(size_kib=16, segments=4, read_ahead="track",
+                                    read_ahead_over_requested=True), mech)
+    head = HeadState(0, 1)
+    svc = late.read(9, 4, 0.0, 0.0, head)
+    late.read_done(svc, svc.media_end_ms, head, 9, r0 + 1.0, 10.0, r0 + 8.5, 0.0)
+    assert list(late.stream.done - r0) == pytest.approx([5, 6, 7, 8, 19, 20])
+    # a stop while the head waits for LBA 17 frees it at the next sector boundary (DiskSim's
+    # "Stop prefetch in sector" = 0) and keeps LBAs 13..16
+    cache2 = SegmentCache(CacheConfig(size_kib=16, segments=4, read_ahead="track",
+                                      read_ahead_over_requested=True, stop_in_sector=False),
+                          mech)
+    head = HeadState(0, 1)
+    svc = cache2.read(9, 4, 0.0, 0.0, head)
+    cache2.read_done(svc, svc.media_end_ms, head, 9, r0 + 1.0, 10.0, r0 + 41.05, 0.0)
+    seg = cache2.stream.seg
+    assert cache2.stop(r0 + 12.5, head) == pytest.approx(r0 + 13)
+    assert seg.end == 17

@@ -29,9 +29,9 @@ from simcore.disksim.importer import (
     write_profile,
 )
 from simcore.disksim.parse import Block, parse_text
-from simcore.disksim.segment_hold import read_ahead_hold_reach
-from simcore.engine import run
+from simcore.engine import run, start
 from simcore.records import Request
+from simcore.stack import stack
 from simcore.workloads import OpenWorkload
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "disksim"
@@ -392,35 +392,45 @@ def test_read_any_free_models_say_that_disksim_never_applies_it(model_dir):
     assert len(warned) == 1 and "tiny.diskspecs:" in warned[0]
 
 
-def test_the_segment_hold_is_noted_where_the_bus_is_slower_than_the_media(model_dir):
-    """DiskSim holds a read's media a segment ahead of the host's transfer; simcore holds a
-    read's own sectors so, not its read-ahead. The tiny disk's media gives a sector every
-    1 ms (6,000 rpm, 10 sectors a track); its segments hold 32 sectors and its read-ahead
-    (to the track's end, past the request) reads at most 10 sectors, so only the read-ahead
-    of a read of 32 - 10 + 1 = 23 sectors or more reaches a segment's worth. With its 0.02 ms
-    bus the hold can never bite and nothing is said. With a 2 ms bus, the host starting
-    after one sector (no water mark, no handshakes) and the completion 0.05 ms after the
-    last sector, the bound of :func:`read_ahead_hold_reach` is (1 * 31 - 1) / (2 - 1) -
-    0.05 / 2 = 29.975: reads of 30 sectors or more. With a 4 ms bus it is (31 - 1) / 3 -
-    0.05 / 4 = 9.9875, so the read-ahead's reach decides: 23."""
-    quiet = import_disksim(model_dir / "tiny.parv")
-    assert not any("hold of a read's read-ahead" in w for w in quiet.warnings)
-    assert "disk_buffer_block_available" not in quiet.profile["notes"]
-    assert read_ahead_hold_reach(load_any(model_dir / "tiny.parv")) is None
+def test_the_segment_hold_holds_read_ahead_behind_a_slow_bus(model_dir):
+    """DiskSim holds a read's media a segment ahead of the host's transfer until the read's
+    completion is sent, and so does simcore, read-ahead included. The tiny disk reads a
+    sector every 1 ms; with a 4 ms bus, segment read-ahead of up to 32 sectors past the
+    request and 32-sector segments, a 30-sector read's read-ahead runs into the hold: every
+    read-ahead sector of LBA b >= 32 starts only once the host has taken sector b - 32 of
+    the read, or the completion is sent, and it loses whole revolutions for it."""
     parv = model_dir / "tiny.parv"
-    text = parv.read_text()
-    parv.write_text(text.replace("Read block transfer time = 0.02",
-                                 "Read block transfer time = 2.0"))
-    slow = import_disksim(parv)
-    assert slow.profile["interface"]["rate_mb_s"] == pytest.approx(0.256)
-    assert "(2.000 ms a block against 1.0000 ms a sector" in slow.profile["notes"]
-    assert "only a read of 30 sectors or more" in slow.profile["notes"]
-    warned = [w for w in slow.warnings if "hold of a read's read-ahead" in w]
-    assert len(warned) == 1 and "tiny.diskspecs:" in warned[0] and "30 sectors" in warned[0]
-    assert read_ahead_hold_reach(load_any(parv)) == 30
-    parv.write_text(text.replace("Read block transfer time = 0.02",
-                                 "Read block transfer time = 4.0"))
-    assert read_ahead_hold_reach(load_any(parv)) == 23
+    parv.write_text(parv.read_text().replace("Read block transfer time = 0.02",
+                                             "Read block transfer time = 4.0"))
+    specs = edit(model_dir / "tiny.diskspecs", "Buffer continuous read = 1",
+                 "Buffer continuous read = 3")
+    edit(specs, "Maximum read-ahead (blks) = 16", "Maximum read-ahead (blks) = 32")
+    imp = import_disksim(parv)
+    assert not any("a segment ahead" in w for w in imp.warnings)
+    prof = load_any(parv)
+    assert prof.cache.read_ahead == "segment" and prof.cache.read_ahead_over_requested
+    mech = Mechanism(prof)
+    built = start(stack(mech))
+    drive = built.top
+    drive.submit(Request(0, 0.0, "R", 0, 30))
+    while not built.completed:  # up to the read's completion: its read-ahead still runs
+        built.env.step()
+    (rec,) = built.completed
+    s = drive.cache.stream
+    assert drive.cache.stats["read_ahead_held_revolutions"] >= 1
+    assert s.lba == 30 and len(s.done) > 2
+    bus = drive._bus_ms
+    complete = rec.finish_ms  # the read completion overhead after its last sector
+    sent = complete - prof.overheads.completion_ms - (29 - np.arange(30)) * bus
+    starts = s.done - mech.rev_ms / np.array([mech.layout.sectors_per_track(
+        mech.layout.zone_of(s.lba + j)) for j in range(len(s.done))])
+    checked = 0
+    for j, begin in enumerate(starts):
+        b = s.lba + j
+        if b >= 32 and begin < complete:
+            assert begin >= sent[b - 32] - 1e-9, (b, begin, sent[b - 32])
+            checked += 1
+    assert checked >= 2
 
 
 def test_a_reads_own_sectors_wait_for_room_in_the_ring(model_dir):

@@ -355,3 +355,22 @@ def test_disksims_hit_test_serves_alike_on_both_paths(disk, kind):
     if kind == "two streams" and cache.segments - cache.separate_write_segment > 1:
         # the case is what it says (the HP C2247 has one read segment: the streams share it)
         assert drive.cache.stats["read_ahead_stopped_by_hit"] > 10
+
+
+@pytest.mark.parametrize("kind", ["sequential", "random"])
+def test_buffered_serve_open_matches_the_event_loop_where_read_ahead_is_held(kind):
+    """DiskSim's Atlas III model (its bus, the measuring host's adapter, is slower than its
+    media; segments of 64 sectors; read-ahead to the track's end and a track more): the
+    segment hold stops read-ahead often, and both paths stop it alike."""
+    from simcore.disksim.importer import load_any
+    from simcore.experiments.validation import model_path
+
+    mech = Mechanism(load_any(str(model_path("atlas_III"))))
+    cap = mech.layout.capacity
+    if kind == "sequential":
+        reqs = [Request(i, i * 3.0, READ, 1000 + 32 * i, 32) for i in range(300)]
+    else:
+        reqs = random_open(cap, 400, 90.0, 16, read_fraction=0.8, seed=5).requests
+    _, _, fast, _ = _both_paths_agree(stack(mech), OpenWorkload(reqs, name=kind))
+    if kind == "sequential":
+        assert fast.cache.stats["read_ahead_held_revolutions"] > 50

@@ -30,9 +30,7 @@ What maps, and how (see also ``data/disksim/README.md``):
 
 Where simcore and DiskSim 4.0 part, the import warns and the profile's notes say so:
 zero-latency access and reading any free blocks, modelled as meant, which DiskSim never
-applies (:data:`ZERO_LATENCY_NOTE`, :func:`as_disksim_runs`); DiskSim's hold of a read's media
-a segment ahead of the host, which simcore applies to a read's own sectors but not to the
-read-ahead after them (:mod:`simcore.disksim.segment_hold`).
+applies (:data:`ZERO_LATENCY_NOTE`, :func:`as_disksim_runs`).
 """
 
 from __future__ import annotations
@@ -52,7 +50,6 @@ from ..disk.profile import DiskProfile
 from ..disk.profiles import load_disk, profile_from_dict
 from ..errors import ProfileError
 from .parse import Block, Document, Param, PList, parse_file, syntax_error
-from .segment_hold import read_ahead_hold_reach
 
 SEEK_TOLERANCE_MS = 0.001
 """Largest difference allowed when an analytic DiskSim seek curve is sampled into a table."""
@@ -650,8 +647,6 @@ class _Context:
                               "for those).")
         profile["initial"] = {"cylinder": 0, "angle": 0.0}
         self.assumed += ["initial.cylinder", "initial.angle"]
-        if spec is not None:
-            self._note_segment_hold(spec, profile)
         profile["assumed"] = list(dict.fromkeys(self.assumed))
         files = ", ".join(Path(f).name for f in self.doc.files)
         profile["notes"] = " ".join([f"Read from {files}.", *self.notes])
@@ -1109,8 +1104,8 @@ class _Context:
             # = 1 (every validated model): DiskSim 4.0's disk_buffer_sector_done asks
             # disk_buffer_block_available about each sector before the head passes it; = 0
             # asks about a read's sector after it has passed. Either way the media is held
-            # a segment ahead of the host (simcore: a read's own sectors, not its read-ahead;
-            # _note_segment_hold)
+            # a segment ahead of the host (simcore: Drive._ring_stall for a read's own
+            # sectors, SegmentCache._hold_read_ahead for the read-ahead after them)
             p = spec.get("Read directly to buffer")
             assert p is not None
             self.warn(p, "'Read directly to buffer = 0' (DiskSim checks a read sector's room "
@@ -1352,36 +1347,6 @@ class _Context:
                             out.append(b)
                 return out
         return [b for b in doc.blocks if b.type in kinds]
-
-    def _note_segment_hold(self, spec: Block, profile: dict[str, Any]) -> None:
-        """DiskSim 4.0 lets a read's media run at most a segment ahead of the host's transfer
-        while the read's completion is not yet sent (``disk_buffer_block_available``, asked
-        for every sector the head reads, whatever "Read directly to buffer" says); a sector
-        refused passes unread and waits a revolution. simcore holds a read's own sectors so,
-        not the read-ahead after them (:mod:`simcore.disksim.segment_hold`): where some
-        read's read-ahead could be held, say from what length."""
-        # (the profile as simcore will load it: through its TOML, as import_disksim does)
-        reach = read_ahead_hold_reach(profile_from_dict(tomllib.loads(to_toml(profile)),
-                                                        str(self.src)))
-        if reach is None:
-            return
-        b = 512 / (profile["interface"]["rate_mb_s"] * 1000.0)
-        geometry = profile["geometry"]
-        s = 60_000.0 / geometry["rpm"] / max(z["sectors_per_track"] for z in geometry["zones"])
-        p = spec.get("Segment size (in blks)") or spec.get("Number of buffer segments")
-        assert p is not None
-        self.notes.append(
-            f"DiskSim 4.0 stops a read's media once it is a segment ahead of the host's "
-            f"transfer of a read not yet complete (disk_buffer_block_available): a sector "
-            f"refused passes unread and comes round a revolution later. simcore holds a "
-            f"read's own sectors by that rule (its segments are rings) but not the "
-            f"read-ahead after them. With this model's DiskSim bus timing ({b:.3f} ms a block "
-            f"against {s:.4f} ms a sector in the fastest zone), only a read of {reach} "
-            f"sectors or more can have its read-ahead held (simcore.disksim.segment_hold).")
-        self.warn(p, f"DiskSim's hold of a read's read-ahead a segment ahead of the host's "
-                  f"transfer is not modelled; with this model's bus slower than its media "
-                  f"it can delay the read-ahead of reads of {reach} sectors or more (see "
-                  f"the profile's notes)")
 
     def check_capacity(self, prof) -> None:
         if self.block_count is None:

@@ -72,7 +72,12 @@ buffer into that many segments (at most ``max_segments``).
 
 A segment is a ring: read-ahead may run at most one segment ahead of what
 the host has consumed. When it is full the media stops; going on later costs
-the rotation back to the next sector (the lost revolution). Writes obey the
+the rotation back to the next sector (the lost revolution). Until a read's
+completion is sent, its media, read-ahead included, runs at most a segment
+ahead of the next sector the host has to take from it (DiskSim 4.0's
+``disk_buffer_block_available``): a sector refused comes round a revolution
+later (``stats["read_ahead_held_revolutions"]``; a read's own sectors in
+``Drive._ring_stall``, ``stats["lost_revolutions"]``). Writes obey the
 same rule: a sector is written only once its data is in the buffer, so a
 host slower than the platter loses whole revolutions. And a segment holds
 at most ``segment`` sectors of a write's data not yet on the platter: the
@@ -1116,12 +1121,77 @@ class SegmentCache:
         self.stats["pre_read_sectors"] += lba - landing
         return lba - self.cap if lba - self.cap > landing else landing  # (max, no call)
 
-    def read_done(self, svc: ReadService, media_end_ms: float, head: HeadState) -> None:
-        """A read's media part ended at ``media_end_ms``: start the read-ahead after it."""
+    def read_done(self, svc: ReadService, media_end_ms: float, head: HeadState,
+                  lba: int = 0, sent_ms: np.ndarray | float | None = None, bus_ms: float = 0.0,
+                  complete_ms: float = math.inf, since_ms: float = 0.0) -> None:
+        """A read's media part ended at ``media_end_ms``: start the read-ahead after it.
+
+        With ``sent_ms``, when the host took the read's sectors (an array, one time per
+        sector, or the start of one burst taking a sector every ``bus_ms``), the read of
+        ``svc.sectors`` from ``lba``, attached to its segment from ``since_ms`` until its
+        completion is sent at ``complete_ms``, holds the segment's read-ahead a segment
+        ahead of the host (:meth:`_hold_read_ahead`)."""
         if svc.kind in ("miss", "partial") and self.stream is None:
             seg = svc.segment
             self._start_read_ahead(seg, seg.end, media_end_ms, head,
                                    req_start=seg.end - svc.sectors)
+        s = self.stream
+        if sent_ms is None or s is None or s.seg is not svc.segment or s.kind != "read":
+            return
+        track = s.track  # (stop_lba, without the property) the hold reaches no sector of
+        if s.lba + (track.count if track is not None else len(s._done)) > lba + self.cap:
+            self._hold_read_ahead(s, lba, svc.sectors, sent_ms, bus_ms, complete_ms, since_ms)
+
+    def _hold_read_ahead(self, s: _Stream, lba: int, n: int, sent_ms: np.ndarray | float,
+                         bus_ms: float, complete_ms: float, since_ms: float) -> None:
+        """DiskSim 4.0's segment hold (``disk_buffer_block_available``): until a read's
+        completion is sent, the head reads no block more than a segment ahead of the next
+        block the host has to take from it, ``b - outblkno < segment``; a block refused
+        passes under the head unread and comes round a revolution later. The read's own
+        sectors are held so by the drive (``Drive._ring_stall``); here the read-ahead running
+        into the read's segment is: its sector at LBA ``b`` waits until the read's sector
+        ``b - lba - segment`` has gone (or the completion, if that is past the read's end),
+        and it and all after it lose whole revolutions (:func:`respect_arrivals`, the same
+        rule as for a write's data). Sectors read before the read attached (``since_ms``)
+        are not held. Sector times are taken in LBA order."""
+        cap = self.cap
+        first = lba + cap - s.lba  # the stream's first sector the hold can refuse
+        if first < 0:
+            first = 0
+        track = s.track
+        if (track is not None and track.wrap < 0  # on one track: its start, without arrays
+                and track.time_of(first) - track.sector_ms >= complete_ms):
+            return
+        done = s.done
+        pieces = s.pieces
+        count = len(done)
+        step = np.empty(count)
+        bounds = [p.first for p in pieces] + [count]
+        for p, a, b in zip(pieces, bounds, bounds[1:], strict=False):
+            step[a:b] = p.sector_ms
+        starts = done - step
+        if starts[first] >= complete_ms:
+            return
+        if isinstance(sent_ms, np.ndarray):
+            sent = sent_ms
+        else:  # one burst: sector k leaves at its start + (k + 1) * bus_ms, as Drive._dma_in
+            sent = sent_ms + (np.arange(n, dtype=float) + 1) * bus_ms
+        # the read's sector that must have gone first (past its end: the completion)
+        need = np.minimum(np.arange(first, count) + (s.lba - lba - cap), n)
+        allowed = np.full(count, -np.inf)
+        allowed[first:] = np.minimum(np.append(sent, complete_ms)[need], complete_ms)
+        allowed[starts < since_ms] = -np.inf
+        held = respect_arrivals(Plan(done, pieces, 0.0, 0.0, 0.0, s.end_ms, 0, 0), allowed,
+                                self.rev_ms)
+        shift = float(held[-1] - done[-1])
+        if shift <= 0.0:
+            return
+        k = int(done.searchsorted(s.min_until))
+        if k < count and done[k] == s.min_until:  # the minimum read-ahead ends later too
+            s.min_until = float(held[k])
+        s.done = held
+        s.end_ms += shift
+        self.stats["read_ahead_held_revolutions"] += round(shift / self.rev_ms)
 
     # -- writes ---------------------------------------------------------------
     def _write_fill(self, sectors: int) -> int:

@@ -688,8 +688,10 @@ class Drive:
                 steps.append(now)
             if now > s2:  # Channel.note: the drive's own bus keeps no trace
                 self.channel.data_ms += now - s2
-            # one burst: no ring stall, so the media part ends as planned
-            cache.read_done(svc, svc.media_end_ms, head)
+            # one burst: no ring stall, so the media part ends as planned; the read holds
+            # its segment's read-ahead until its completion is sent (as _serve_read)
+            cache.read_done(svc, svc.media_end_ms, head, lba, s2, b, now + self._done_ms[False],
+                            t)
             self.interrupts += 1
             overhead, seek, rot, xfer = ov, svc.seek_ms, svc.rotation_ms, svc.transfer_ms
         done_ov = self._done_ms[op == WRITE]
@@ -754,14 +756,17 @@ class Drive:
         # once that much is in; a hit of any kind keeps the bus and sends what is there
         mark = svc.kind == "miss"
         if port.is_pio:
-            _, ready = yield from self._pio_in(req, svc.ready_ms)
+            sent, ready = yield from self._pio_in(req, svc.ready_ms)
         elif port.hold == "transfer" and req.sectors <= cache.cap:
-            _, ready = yield from self._dma_burst(svc.ready_ms, start, mark)
+            sent, ready = yield from self._dma_burst(svc.ready_ms, start, mark)
         else:
-            _, ready = yield from self._dma_in(req, svc.ready_ms, start, mark)
-        # the media part ended with the last sector (later if the ring made it lose turns)
+            sent, ready = yield from self._dma_in(req, svc.ready_ms, start, mark)
+        # the media part ended with the last sector (later if the ring made it lose turns);
+        # the read holds its segment's read-ahead until its completion is sent, taken as the
+        # read completion overhead after the last sector (its interrupt aside)
         media_end = svc.media_end_ms + float(ready[-1] - svc.ready_ms[-1])
-        cache.read_done(svc, media_end, self.head)
+        cache.read_done(svc, media_end, self.head, req.lba, sent, self._bus_ms,
+                        self.env.now + self._done_ms[False], t)
         if self.trace is not None and cache.stream is not None and cache.stream.kind == "read":
             s = cache.stream
             self._note("read-ahead", float(s.done[0]) - s.pieces[0].sector_ms, s.end_ms)
@@ -895,8 +900,9 @@ class Drive:
     def _dma_burst(self, ready: np.ndarray, start_ms: float = 0.0, watermark: bool = True):
         """:meth:`_dma_in` for a read that fits its segment, on a bus held per transfer: one
         burst, nothing for the ring to stall, the same arithmetic on Python floats (the
-        sectors' times as the loop above computes them). Returns ``(None, ready)``: no
-        caller reads the drained times of such a read."""
+        sectors' times as the loop above computes them). Returns ``(start, ready)``: sector
+        ``k`` has gone to the host at ``start + (k + 1) * bus`` (the drained times, as the
+        float that makes them)."""
         env, chan, b = self.env, self.channel, self._bus_ms
         n = len(ready)
         times = ready.tolist()
@@ -921,7 +927,7 @@ class Drive:
         self._note("bus", s2, env.now)
         if creq is not None:
             chan.resource.release(creq)
-        return None, ready
+        return s2, ready
 
     def _pio_in(self, req: Request, ready: np.ndarray):
         env, port = self.env, self.port
