@@ -71,8 +71,10 @@ def test_self_generated_trace_has_zero_demerit(tiny, capsys):
     assert report["demerit_bucketed_ms"] < 0.01  # a time on a bucket's edge may cross it
     assert set(report) == {"demerit_ms", "demerit_bucketed_ms", "demerit_pct", "measured_mean_ms",
                            "simulated_mean_ms", "measured_sd_ms", "simulated_sd_ms", "requests",
-                           "reads", "writes", "disk", "firmware"}
+                           "reads", "writes", "disk", "firmware", "lost_revolutions"}
     assert report["firmware"] is True
+    # the replay of its own trace loses no revolution to a full segment
+    assert report["lost_revolutions"] == {"ring": 0, "read_ahead_held": 0}
     assert report["reads"]["requests"] + report["writes"]["requests"] == 400
     assert report["writes"]["demerit_ms"] < 1e-5
 
