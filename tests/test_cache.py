@@ -904,7 +904,7 @@ def test_segment_hold_stops_read_ahead_a_segment_ahead_of_the_host():
     """DiskSim 4.0's hold (disk_buffer_block_available), worked by hand. Segments of 8
     sectors; a read of LBAs 9..12 whose media starts at r0 (sector k done at r0 + k + 1),
     read-ahead to the track's end (LBAs 13..18). The host takes sector k at r0 + 1 + 10(k+1)
-    (a 10 ms bus) and the completion is sent at r0 + 41.05. LBA 17 = 9 + 8 may be read once
+    (a 10 ms bus) and the completion is sent as the last one has gone, at r0 + 41. LBA 17 = 9 + 8 may be read once
     sector 0 has gone (r0 + 11): it would start at r0 + 8, so it waits a revolution (r0 +
     18, done r0 + 19); LBA 18 then starts at r0 + 19 but needs sector 1 gone (r0 + 21): one
     more revolution, done r0 + 30. Read-ahead before LBA 17 is not held."""
@@ -920,7 +920,7 @@ def test_segment_hold_stops_read_ahead_a_segment_ahead_of_the_host():
     free_svc = free.read(9, 4, 0.0, 0.0, HeadState(0, 1))
     free.read_done(free_svc, free_svc.media_end_ms, HeadState(0, 1))  # no host: no hold
     assert list(free.stream.done - r0) == pytest.approx([5, 6, 7, 8, 9, 10])
-    cache.read_done(svc, svc.media_end_ms, head, 9, r0 + 1.0, 10.0, r0 + 41.05, 0.0)
+    cache.read_done(svc, svc.media_end_ms, head, 9, r0 + 1.0, 10.0, r0 + 41.0, 0.0)
     assert list(cache.stream.done - r0) == pytest.approx([5, 6, 7, 8, 19, 30])
     assert cache.stream.end_ms == pytest.approx(r0 + 30)
     assert cache.stats["read_ahead_held_revolutions"] == 2
@@ -938,7 +938,33 @@ def test_segment_hold_stops_read_ahead_a_segment_ahead_of_the_host():
                           mech)
     head = HeadState(0, 1)
     svc = cache2.read(9, 4, 0.0, 0.0, head)
-    cache2.read_done(svc, svc.media_end_ms, head, 9, r0 + 1.0, 10.0, r0 + 41.05, 0.0)
+    cache2.read_done(svc, svc.media_end_ms, head, 9, r0 + 1.0, 10.0, r0 + 41.0, 0.0)
     seg = cache2.stream.seg
     assert cache2.stop(r0 + 12.5, head) == pytest.approx(r0 + 13)
     assert seg.end == 17
+
+
+def test_segment_hold_asks_at_a_sectors_start_and_only_once_the_read_is_attached():
+    """The same read of LBAs 9..12 (sector k done at r0 + k + 1), its sectors leaving at
+    r0 + 8.5 + k (a 1 ms bus started at r0 + 7.5), the completion sent at r0 + 11.5. DiskSim
+    asks about a block as the head reaches it (disk_buffer_sector_done sets up the next
+    sector's event with the answer): LBA 17 starts at r0 + 8, before sector 0 has gone at
+    r0 + 8.5, so it waits a revolution although it would end after it (done r0 + 19); LBA 18
+    then starts at r0 + 19, after sector 1 has gone. A read attached only from r0 + 8.2
+    (since_ms: a hit on a read-ahead already running) cannot hold LBA 17, whose head had
+    reached it before; LBA 18 (start r0 + 9, sector 1 gone at r0 + 9.5) it holds."""
+    mech = _tiny_track_one()
+    config = CacheConfig(size_kib=16, segments=4, read_ahead="track",
+                         read_ahead_over_requested=True)
+    done = {}
+    for since in (None, 8.2):
+        cache = SegmentCache(config, mech)
+        head = HeadState(0, 1)
+        svc = cache.read(9, 4, 0.0, 0.0, head)
+        r0 = float(svc.ready_ms[0]) - 1.0
+        cache.read_done(svc, svc.media_end_ms, head, 9, r0 + 7.5, 1.0, r0 + 11.5,
+                        0.0 if since is None else r0 + since)
+        done[since] = list(cache.stream.done - r0)
+        assert cache.stats["read_ahead_held_revolutions"] == 1
+    assert done[None] == pytest.approx([5, 6, 7, 8, 19, 20])
+    assert done[8.2] == pytest.approx([5, 6, 7, 8, 9, 20])

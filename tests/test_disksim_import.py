@@ -420,8 +420,10 @@ def test_the_segment_hold_holds_read_ahead_behind_a_slow_bus(model_dir):
     assert drive.cache.stats["read_ahead_held_revolutions"] >= 1
     assert s.lba == 30 and len(s.done) > 2
     bus = drive._bus_ms
-    complete = rec.finish_ms  # the read completion overhead after its last sector
-    sent = complete - prof.overheads.completion_ms - (29 - np.arange(30)) * bus
+    # DiskSim flags COMPLETION_SENT as the last transfer ends, before the completion overhead
+    complete = rec.finish_ms - prof.overheads.completion_ms
+    assert prof.overheads.completion_ms > 0  # (so that the two are told apart)
+    sent = complete - (29 - np.arange(30)) * bus
     starts = s.done - mech.rev_ms / np.array([mech.layout.sectors_per_track(
         mech.layout.zone_of(s.lba + j)) for j in range(len(s.done))])
     checked = 0

@@ -357,15 +357,23 @@ def test_disksims_hit_test_serves_alike_on_both_paths(disk, kind):
         assert drive.cache.stats["read_ahead_stopped_by_hit"] > 10
 
 
+@pytest.mark.parametrize("completion_ms", [0.0, 0.3])
 @pytest.mark.parametrize("kind", ["sequential", "random"])
-def test_buffered_serve_open_matches_the_event_loop_where_read_ahead_is_held(kind):
+def test_buffered_serve_open_matches_the_event_loop_where_read_ahead_is_held(kind,
+                                                                            completion_ms):
     """DiskSim's Atlas III model (its bus, the measuring host's adapter, is slower than its
     media; segments of 64 sectors; read-ahead to the track's end and a track more): the
-    segment hold stops read-ahead often, and both paths stop it alike."""
+    segment hold stops read-ahead often, and both paths stop it alike. The model's read
+    completion overhead is 0; with one, both paths must still release the hold alike."""
+    from dataclasses import replace
+
     from simcore.disksim.importer import load_any
     from simcore.experiments.validation import model_path
 
-    mech = Mechanism(load_any(str(model_path("atlas_III"))))
+    prof = load_any(str(model_path("atlas_III")))
+    if completion_ms:
+        prof = replace(prof, overheads=replace(prof.overheads, completion_ms=completion_ms))
+    mech = Mechanism(prof)
     cap = mech.layout.capacity
     if kind == "sequential":
         reqs = [Request(i, i * 3.0, READ, 1000 + 32 * i, 32) for i in range(300)]

@@ -1191,6 +1191,11 @@ class SegmentCache:
             s.min_until = float(held[k])
         s.done = held
         s.end_ms += shift
+        # the read's own sectors in the stream (a stream hit longer than a segment) lost their
+        # revolutions to the ring already (Drive._ring_stall, stats["lost_revolutions"])
+        own = lba + n - s.lba
+        if 0 < own <= count:
+            shift -= float(held[own - 1] - done[own - 1])
         self.stats["read_ahead_held_revolutions"] += round(shift / self.rev_ms)
 
     # -- writes ---------------------------------------------------------------

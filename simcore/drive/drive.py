@@ -690,8 +690,7 @@ class Drive:
                 self.channel.data_ms += now - s2
             # one burst: no ring stall, so the media part ends as planned; the read holds
             # its segment's read-ahead until its completion is sent (as _serve_read)
-            cache.read_done(svc, svc.media_end_ms, head, lba, s2, b, now + self._done_ms[False],
-                            t)
+            cache.read_done(svc, svc.media_end_ms, head, lba, s2, b, now, t)
             self.interrupts += 1
             overhead, seek, rot, xfer = ov, svc.seek_ms, svc.rotation_ms, svc.transfer_ms
         done_ov = self._done_ms[op == WRITE]
@@ -762,11 +761,11 @@ class Drive:
         else:
             sent, ready = yield from self._dma_in(req, svc.ready_ms, start, mark)
         # the media part ended with the last sector (later if the ring made it lose turns);
-        # the read holds its segment's read-ahead until its completion is sent, taken as the
-        # read completion overhead after the last sector (its interrupt aside)
+        # the read holds its segment's read-ahead until its completion is sent: DiskSim 4.0
+        # flags COMPLETION_SENT as its last transfer ends (disk_request_complete, called from
+        # disk_reconnection_or_transfer_complete), before the read completion overhead
         media_end = svc.media_end_ms + float(ready[-1] - svc.ready_ms[-1])
-        cache.read_done(svc, media_end, self.head, req.lba, sent, self._bus_ms,
-                        self.env.now + self._done_ms[False], t)
+        cache.read_done(svc, media_end, self.head, req.lba, sent, self._bus_ms, self.env.now, t)
         if self.trace is not None and cache.stream is not None and cache.stream.kind == "read":
             s = cache.stream
             self._note("read-ahead", float(s.done[0]) - s.pieces[0].sector_ms, s.end_ms)
