@@ -773,3 +773,31 @@ def test_stop_prefetch_in_sector_of_the_validated_models(model, in_sector):
     assert not prof.cache.stop_read_ahead_unless_hit  # DiskSim's hit test: not imported yet
     assert not any("Stop prefetch" in w for w in imp.warnings)
 
+
+
+def test_the_ring_takes_each_sectors_own_track_time():
+    """A sector begins to pass one sector time of its own track before it is in: on the tiny
+    disk's inner zone a read's ninth sector lies on a track whose sectors pass every 1.5 ms
+    (8 slots with a slip, spread over its run), not the outer zone's 1 ms. With segments of 8
+    sectors it may be read once sector 0 has gone: gone 1 ms before it is in, sector 0 went
+    after it began to pass (0.5 ms late), so it comes round a revolution (10 ms) later; the
+    outer zone's sector time would have let it through."""
+    from dataclasses import replace as _replace
+
+    from simcore import HeadState
+    from simcore.drive.cache import CacheConfig
+
+    mech = Mechanism(_replace(load_any(DATA / "tiny.parv"), zero_latency_reads=False))
+    drive = start(stack(mech, cache=CacheConfig(size_kib=4, segments=1))).top
+    assert drive.cache.cap == 8
+    plan = mech.plan(60, 9, False, 0.0, HeadState(3, 0))
+    assert mech.layout.zone_of(60) == 1 and plan.sector_ms_each()[8] == pytest.approx(1.5)
+    ready = plan.done_ms.copy()
+    drained = np.full(9, 0.0)
+    drained[0] = ready[8] - 1.0
+    outer = ready.copy()
+    assert not drive._ring_stall(outer, drained, 1)  # (no plan: the outer zone's 1 ms)
+    before = ready[8]
+    assert drive._ring_stall(ready, drained, 1, plan)
+    assert ready[8] == pytest.approx(before + mech.rev_ms)
+    assert drive.cache.stats["lost_revolutions"] == 1

@@ -79,6 +79,16 @@ class Plan(NamedTuple):
     cylinder: int
     surface: int
 
+    def sector_ms_each(self) -> np.ndarray:
+        """How long each sector takes to pass under the head (its track's ``sector_ms``), in
+        LBA order: ``done_ms - sector_ms_each()`` is when each begins to pass."""
+        n = len(self.done_ms)
+        step = np.empty(n)
+        bounds = [p.first for p in self.pieces] + [n]
+        for p, a, b in zip(self.pieces, bounds, bounds[1:], strict=False):
+            step[a:b] = p.sector_ms
+        return step
+
 
 # ``_new_tuple(TrackPiece, fields)``: the NamedTuple without its Python-level ``__new__``
 _new_tuple = tuple.__new__

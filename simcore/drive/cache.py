@@ -1163,13 +1163,9 @@ class SegmentCache:
                 and track.time_of(first) - track.sector_ms >= complete_ms):
             return
         done = s.done
-        pieces = s.pieces
         count = len(done)
-        step = np.empty(count)
-        bounds = [p.first for p in pieces] + [count]
-        for p, a, b in zip(pieces, bounds, bounds[1:], strict=False):
-            step[a:b] = p.sector_ms
-        starts = done - step
+        plan = Plan(done, s.pieces, 0.0, 0.0, 0.0, s.end_ms, 0, 0)  # (respect_arrivals's input)
+        starts = done - plan.sector_ms_each()
         if starts[first] >= complete_ms:
             return
         if isinstance(sent_ms, np.ndarray):
@@ -1181,8 +1177,7 @@ class SegmentCache:
         allowed = np.full(count, -np.inf)
         allowed[first:] = np.minimum(np.append(sent, complete_ms)[need], complete_ms)
         allowed[starts < since_ms] = -np.inf
-        held = respect_arrivals(Plan(done, pieces, 0.0, 0.0, 0.0, s.end_ms, 0, 0), allowed,
-                                self.rev_ms)
+        held = respect_arrivals(plan, allowed, self.rev_ms)
         shift = float(held[-1] - done[-1])
         if shift <= 0.0:
             return

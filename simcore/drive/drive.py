@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import simpy
 
-from ..disk.access import Access, HeadState, Mechanism
+from ..disk.access import Access, HeadState, Mechanism, Plan, TrackPlan
 from ..disk.layout import SECTOR_BYTES
 from ..disk.profile import DiskProfile
 from ..records import WRITE, Completed, Request
@@ -103,6 +103,20 @@ def _wake_comes_next(state: str, now: float, dev: tuple | None, feed: tuple | No
     if state is _IDLE:
         return True
     return dev[0] > now and (feed is None or feed[0] > now)
+
+
+def _sector_times(plan: Plan | TrackPlan | None, n: int, mech: Mechanism) -> np.ndarray:
+    """Each of a read's ``n`` sectors' pass time (its track's sector time), from the plan of
+    its media part, which covers the read's last sectors (a partial hit's first ones were
+    buffered: they take the first track's, and no rule asks about them); without a plan, the
+    outermost zone's."""
+    if plan is None:
+        return np.full(n, mech.rev_ms / mech.layout.sectors_per_track(mech.layout.zone_of(0)))
+    each = (np.full(plan.count, plan.sector_ms) if isinstance(plan, TrackPlan)
+            else plan.sector_ms_each())
+    if len(each) < n:
+        each = np.concatenate([np.full(n - len(each), each[0]), each])
+    return each
 
 
 def _take(pending: list[Request], req: Request) -> Request:
@@ -755,11 +769,11 @@ class Drive:
         # once that much is in; a hit of any kind keeps the bus and sends what is there
         mark = svc.kind == "miss"
         if port.is_pio:
-            sent, ready = yield from self._pio_in(req, svc.ready_ms)
+            sent, ready = yield from self._pio_in(req, svc.ready_ms, svc.plan)
         elif port.hold == "transfer" and req.sectors <= cache.cap:
             sent, ready = yield from self._dma_burst(svc.ready_ms, start, mark)
         else:
-            sent, ready = yield from self._dma_in(req, svc.ready_ms, start, mark)
+            sent, ready = yield from self._dma_in(req, svc.ready_ms, start, mark, svc.plan)
         # the media part ended with the last sector (later if the ring made it lose turns);
         # the read holds its segment's read-ahead until its completion is sent: DiskSim 4.0
         # flags COMPLETION_SENT as its last transfer ends (disk_request_complete, called from
@@ -806,12 +820,16 @@ class Drive:
         if us > 0:
             yield from self.cpu.work(us / 1000.0, owner=req.client, kind="irq", priority=0)
 
-    def _ring_stall(self, ready: np.ndarray, drained: np.ndarray, upto: int) -> bool:
-        """The lost-revolution rule for big reads: sector ``i + cap`` needs sector ``i`` gone.
+    def _ring_stall(self, ready: np.ndarray, drained: np.ndarray, upto: int,
+                    plan: Plan | TrackPlan | None = None) -> bool:
+        """The lost-revolution rule for big reads: sector ``i + cap`` needs sector ``i`` gone
+        (DiskSim 4.0's ``disk_buffer_block_available``, asked as the sector begins to pass).
 
         Checks the sectors drained so far (``drained[:upto]``); where the media
         would have read into a slot still full, it stops and comes back whole
-        revolutions later. Returns True if ``ready`` changed.
+        revolutions later. A sector begins to pass one sector time of its own track before
+        it is in (``plan``: the media part of the read, its last sectors). Returns True if
+        ``ready`` changed.
         """
         cap = self.cache.cap
         n = len(ready)
@@ -820,8 +838,7 @@ class Drive:
         lim = min(upto, n - cap)
         if lim <= 0:
             return False
-        step = self.mechanism.rev_ms / self.mechanism.layout.sectors_per_track(
-            self.mechanism.layout.zone_of(0))
+        step = _sector_times(plan, n, self.mechanism)[cap:cap + lim]
         late = drained[:lim] - (ready[cap:cap + lim] - step)
         bad = np.flatnonzero(late > 1e-9)
         if not len(bad):
@@ -834,7 +851,7 @@ class Drive:
         return True
 
     def _dma_in(self, req: Request, ready: np.ndarray, start_ms: float = 0.0,
-                watermark: bool = True):
+                watermark: bool = True, plan: Plan | TrackPlan | None = None):
         env, chan, b = self.env, self.channel, self._bus_ms
         n = len(ready)
         if self.port.hold == "transfer" and n <= self.cache.cap:
@@ -868,12 +885,12 @@ class Drive:
                     chan.note(self.name, "data", s2, env.now)
                     self._note("bus", s2, env.now)
                 k = end
-                self._ring_stall(ready, drained, k)
+                self._ring_stall(ready, drained, k, plan)
             return drained, ready
         t0 = max(env.now, start_ms)
         while True:
             drained = (idx + 1) * b + np.maximum(t0, np.maximum.accumulate(ready - idx * b))
-            if not self._ring_stall(ready, drained, n):
+            if not self._ring_stall(ready, drained, n, plan):
                 break
         end = float(drained[-1])
         if end > env.now:
@@ -928,7 +945,8 @@ class Drive:
             chan.resource.release(creq)
         return s2, ready
 
-    def _pio_in(self, req: Request, ready: np.ndarray):
+    def _pio_in(self, req: Request, ready: np.ndarray,
+                plan: Plan | TrackPlan | None = None):
         env, port = self.env, self.port
         n = len(ready)
         ready = ready.copy()
@@ -954,7 +972,7 @@ class Drive:
                                             drq_ms, blocks)
             drained[k:end] = np.linspace(t0, env.now, end - k + 1)[1:]
             k = end
-            self._ring_stall(ready, drained, k)
+            self._ring_stall(ready, drained, k, plan)
         return drained, ready
 
     def _pio_burst(self, req: Request, blocks: int, cpu_ms: float, drq_ms: float, irqs: int):

@@ -41,15 +41,6 @@ class WriteFeed(NamedTuple):
     reconnect_ms: float = 0.0
 
 
-def _sector_steps(plan: Plan) -> np.ndarray:
-    n = len(plan.done_ms)
-    step = np.empty(n)
-    bounds = [p.first for p in plan.pieces] + [n]
-    for p, a, b in zip(plan.pieces, bounds, bounds[1:], strict=False):
-        step[a:b] = p.sector_ms
-    return step
-
-
 def write_watermark_sectors(cap: int, sectors: int, mark: float) -> int:
     """DiskSim's write water mark, set by request size (``disk_buffer_set_segment``):
     ``max(1, int(min(segment, request) x mark))`` sectors."""
@@ -83,7 +74,7 @@ def feed_write(plan: Plan, prior: int, prior_ready: np.ndarray, outside_done: np
     """
     n_all = prior + sectors
     done = plan.done_ms.copy()
-    step = _sector_steps(plan)
+    step = plan.sector_ms_each()
     ready = np.full(n_all, np.inf)
     ready[:prior] = prior_ready[:prior]
     arrive = np.full(sectors, np.inf)
@@ -154,10 +145,8 @@ def respect_arrivals(plan: Plan, arrive_ms: np.ndarray, rev_ms: float) -> np.nda
     n = len(done)
     if n == 0 or arrive_ms is None or len(arrive_ms) == 0:
         return done
-    step = np.empty(n)
+    step = plan.sector_ms_each()
     bounds = [p.first for p in plan.pieces] + [n]
-    for p, a, b in zip(plan.pieces, bounds, bounds[1:], strict=False):
-        step[a:b] = p.sector_ms
     k = 0
     while k < n:
         late = arrive_ms[k:] - (done[k:] - step[k:])
