@@ -247,8 +247,8 @@ def replay_validation(disk: Disk, workload: ValidationWorkload,
     published figures, from both distributions in DiskSim's printed buckets
     (``demerit_bucketed_ms``); it is reported for all requests and for reads and writes apart,
     beside both distributions' means and standard deviations, and with the revolutions the
-    replay lost to full segments (``lost_revolutions``). ``demerit_pct`` is the demerit as a percentage of the measured mean (None
-    when every measured time is 0). ``keep_records`` adds the replay's records in trace
+    replay lost to full segments (``lost_revolutions``). ``demerit_pct`` is the demerit as a
+    percentage of the measured mean (None when every measured time is 0). ``keep_records`` adds the replay's records in trace
     order under ``"records"`` (for per-request analyses; the report is then no longer
     plain JSON). A request beyond the disk raises :class:`TraceError` naming the trace
     line before anything runs.

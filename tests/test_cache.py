@@ -904,8 +904,8 @@ def test_segment_hold_stops_read_ahead_a_segment_ahead_of_the_host():
     """DiskSim 4.0's hold (disk_buffer_block_available), worked by hand. Segments of 8
     sectors; a read of LBAs 9..12 whose media starts at r0 (sector k done at r0 + k + 1),
     read-ahead to the track's end (LBAs 13..18). The host takes sector k at r0 + 1 + 10(k+1)
-    (a 10 ms bus) and the completion is sent as the last one has gone, at r0 + 41. LBA 17 = 9 + 8 may be read once
-    sector 0 has gone (r0 + 11): it would start at r0 + 8, so it waits a revolution (r0 +
+    (a 10 ms bus) and the completion is sent as the last one has gone, at r0 + 41. LBA 17 =
+    9 + 8 may be read once sector 0 has gone (r0 + 11): it would start at r0 + 8, so it waits a revolution (r0 +
     18, done r0 + 19); LBA 18 then starts at r0 + 19 but needs sector 1 gone (r0 + 21): one
     more revolution, done r0 + 30. Read-ahead before LBA 17 is not held."""
     mech = _tiny_track_one()
