@@ -15,7 +15,7 @@ from helpers_disks import small_disk
 
 import simcore
 from simcore import HeadState, Mechanism, load_disk
-from simcore.disk.access import PlanPiece
+from simcore.disk.access import Plan, PlanPiece
 from simcore.drive.cache import FLUSH, CacheConfig, SegmentCache, respect_arrivals, sector_end
 from simcore.drive.drive import Drive
 from simcore.drive.interface import FREE, Port
@@ -968,3 +968,64 @@ def test_segment_hold_asks_at_a_sectors_start_and_only_once_the_read_is_attached
         assert cache.stats["read_ahead_held_revolutions"] == 1
     assert done[None] == pytest.approx([5, 6, 7, 8, 19, 20])
     assert done[8.2] == pytest.approx([5, 6, 7, 8, 9, 20])
+
+
+def test_segment_hold_moves_the_minimum_read_ahead_with_it():
+    """The hand-worked hold above with a minimum read-ahead of 3 KiB (6 sectors: LBAs
+    13..18, all of it): the read-ahead may not be stopped before its last sector is in, which
+    the hold moved from r0 + 10 to r0 + 30."""
+    mech = _tiny_track_one()
+    config = CacheConfig(size_kib=16, segments=4, read_ahead="track",
+                         read_ahead_over_requested=True, min_read_ahead_kib=3)
+    cache = SegmentCache(config, mech)
+    head = HeadState(0, 1)
+    svc = cache.read(9, 4, 0.0, 0.0, head)
+    r0 = float(svc.ready_ms[0]) - 1.0
+    cache.read_done(svc, svc.media_end_ms, head, 9, r0 + 1.0, 10.0, r0 + 41.0, 0.0)
+    assert cache.stream.min_until == pytest.approx(r0 + 30)
+    assert cache.stop(r0 + 12.5, head) == pytest.approx(r0 + 30)
+
+
+def test_segment_hold_across_a_track_switch_keeps_the_platter_in_step():
+    """A read of LBAs 12..15 on track (0, 1), which ends at LBA 18, and read-ahead of a
+    segment past it (LBAs 16..23) onto the next track (a cylinder switch). With a slow host the hold stops it: every
+    sector is then done a whole number of revolutions after it would have been, never
+    earlier, and none begins before the read's sector a segment behind it has gone (or the
+    completion is sent); the switch's move keeps its place unless a held sector came before
+    it, and then moves by whole revolutions too. By hand (times from r0, the read's media
+    start; the host takes its sectors at 8, 15, 22 and 29, the completion at 29): free, the
+    read-ahead is done at 5, 6, 7, then after the switch (7 to 7.8) at 12..16; LBA 20 may
+    go once sector 0 has (8): it starts at 12; LBA 21 needs sector 1 (15) but starts at 13,
+    so it waits a revolution (done 24); LBA 22 starts at 24, after sector 2 (22); LBA 23
+    needs the completion (29) but starts at 25: done 36."""
+    mech = _tiny_track_one()
+    config = CacheConfig(size_kib=16, segments=4, read_ahead="segment",
+                         read_ahead_over_requested=True)
+    runs = {}
+    for host in (False, True):
+        cache = SegmentCache(config, mech)
+        head = HeadState(0, 1)
+        svc = cache.read(12, 4, 0.0, 0.0, head)
+        r0 = float(svc.ready_ms[0]) - 1.0
+        if host:  # a sector every 7 ms from r0 + 1; the completion as the last has gone
+            cache.read_done(svc, svc.media_end_ms, head, 12, r0 + 1.0, 7.0, r0 + 29.0, 0.0)
+        else:
+            cache.read_done(svc, svc.media_end_ms, head)
+        runs[host] = (cache.stream, cache.stats["read_ahead_held_revolutions"], r0)
+    free, _, _ = runs[False]
+    held, revs, r0 = runs[True]
+    assert len({p.cylinder for p in free.pieces}) == 2  # the read-ahead crosses a cylinder
+    assert list(free.done - r0) == pytest.approx([5, 6, 7, 12, 13, 14, 15, 16])
+    assert list(held.done - r0) == pytest.approx([5, 6, 7, 12, 13, 24, 25, 36])
+    assert revs == 2
+    shift = (held.done - free.done) / mech.rev_ms
+    assert np.all(shift >= -1e-9) and np.allclose(shift, np.round(shift))
+    sent = r0 + 1.0 + 7.0 * (np.arange(4) + 1)
+    starts = held.done - Plan(held.done, held.pieces, 0, 0, 0, 0, 0, 0).sector_ms_each()
+    for j, begin in enumerate(starts):
+        need = held.lba + j - 12 - 8  # the read's sector that must have gone
+        if need >= 0 and begin < r0 + 29.0:
+            assert begin >= (sent[need] if need < 4 else r0 + 29.0) - 1e-9
+    for a, b in zip(free.pieces, held.pieces, strict=True):
+        moved = (b.move_start_ms - a.move_start_ms) / mech.rev_ms
+        assert moved >= -1e-9 and moved == pytest.approx(round(moved))
