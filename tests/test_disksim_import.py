@@ -801,3 +801,47 @@ def test_the_ring_takes_each_sectors_own_track_time():
     assert drive._ring_stall(ready, drained, 1, plan)
     assert ready[8] == pytest.approx(before + mech.rev_ms)
     assert drive.cache.stats["lost_revolutions"] == 1
+
+
+def test_a_read_longer_than_its_segment_holds_its_read_ahead_too(model_dir):
+    """A 50-sector read on the tiny disk with 32-sector segments and a 4 ms bus goes through
+    the ring (its own sectors past the 32nd wait for room, DiskSim's rule for a read's own
+    blocks), then holds the read-ahead after it by the same rule: every read-ahead sector at
+    LBA b starts only once the read's sector b - 32 has gone to the host (when the drive
+    says it went), or the completion is sent."""
+    parv = model_dir / "tiny.parv"
+    parv.write_text(parv.read_text().replace("Read block transfer time = 0.02",
+                                             "Read block transfer time = 4.0"))
+    specs = edit(model_dir / "tiny.diskspecs", "Buffer continuous read = 1",
+                 "Buffer continuous read = 3")
+    edit(specs, "Maximum read-ahead (blks) = 16", "Maximum read-ahead (blks) = 32")
+    mech = Mechanism(load_any(parv))
+    built = start(stack(mech))
+    drive = built.top
+    told = []
+    read_done = drive.cache.read_done
+
+    def spy(*args):  # what the drive tells the cache about the read's transfer
+        told.append(args)
+        return read_done(*args)
+
+    drive.cache.read_done = spy
+    drive.submit(Request(0, 0.0, "R", 0, 50))
+    while not built.completed:
+        built.env.step()
+    assert drive.cache.stats["lost_revolutions"] >= 1  # the ring
+    (args,) = told
+    sent, complete = np.asarray(args[4]), args[6]
+    assert len(sent) == 50 and complete == pytest.approx(float(sent[-1]))
+    s = drive.cache.stream
+    assert s is not None and s.lba == 50
+    assert drive.cache.stats["read_ahead_held_revolutions"] >= 1  # the hold after it
+    step = mech.rev_ms / np.array([mech.layout.sectors_per_track(mech.layout.zone_of(s.lba + j))
+                                   for j in range(len(s.done))])
+    checked = 0
+    for j, begin in enumerate(s.done - step):
+        need = s.lba + j - 32
+        if begin < complete:
+            assert begin >= (sent[need] if need < 50 else complete) - 1e-9
+            checked += 1
+    assert checked >= 1
