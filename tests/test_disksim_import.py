@@ -392,6 +392,19 @@ def test_read_any_free_models_say_that_disksim_never_applies_it(model_dir):
     assert len(warned) == 1 and "tiny.diskspecs:" in warned[0]
 
 
+def _slow_bus_segment_read_ahead(model_dir: Path) -> Path:
+    """The tiny model with a 4 ms bus (its media gives a sector every 1 ms) and segment
+    read-ahead of up to 32 sectors past the request (its segments hold 32): the segment hold
+    bites. Returns the edited .parv."""
+    parv = model_dir / "tiny.parv"
+    parv.write_text(parv.read_text().replace("Read block transfer time = 0.02",
+                                             "Read block transfer time = 4.0"))
+    specs = edit(model_dir / "tiny.diskspecs", "Buffer continuous read = 1",
+                 "Buffer continuous read = 3")
+    edit(specs, "Maximum read-ahead (blks) = 16", "Maximum read-ahead (blks) = 32")
+    return parv
+
+
 def test_the_segment_hold_holds_read_ahead_behind_a_slow_bus(model_dir):
     """DiskSim holds a read's media a segment ahead of the host's transfer until the read's
     completion is sent, and so does simcore, read-ahead included. The tiny disk reads a
@@ -399,12 +412,7 @@ def test_the_segment_hold_holds_read_ahead_behind_a_slow_bus(model_dir):
     request and 32-sector segments, a 30-sector read's read-ahead runs into the hold: every
     read-ahead sector of LBA b >= 32 starts only once the host has taken sector b - 32 of
     the read, or the completion is sent, and it loses whole revolutions for it."""
-    parv = model_dir / "tiny.parv"
-    parv.write_text(parv.read_text().replace("Read block transfer time = 0.02",
-                                             "Read block transfer time = 4.0"))
-    specs = edit(model_dir / "tiny.diskspecs", "Buffer continuous read = 1",
-                 "Buffer continuous read = 3")
-    edit(specs, "Maximum read-ahead (blks) = 16", "Maximum read-ahead (blks) = 32")
+    parv = _slow_bus_segment_read_ahead(model_dir)
     imp = import_disksim(parv)
     assert not any("a segment ahead" in w for w in imp.warnings)
     prof = load_any(parv)
@@ -809,12 +817,7 @@ def test_a_read_longer_than_its_segment_holds_its_read_ahead_too(model_dir):
     blocks), then holds the read-ahead after it by the same rule: every read-ahead sector at
     LBA b starts only once the read's sector b - 32 has gone to the host (when the drive
     says it went), or the completion is sent."""
-    parv = model_dir / "tiny.parv"
-    parv.write_text(parv.read_text().replace("Read block transfer time = 0.02",
-                                             "Read block transfer time = 4.0"))
-    specs = edit(model_dir / "tiny.diskspecs", "Buffer continuous read = 1",
-                 "Buffer continuous read = 3")
-    edit(specs, "Maximum read-ahead (blks) = 16", "Maximum read-ahead (blks) = 32")
+    parv = _slow_bus_segment_read_ahead(model_dir)
     mech = Mechanism(load_any(parv))
     built = start(stack(mech))
     drive = built.top
