@@ -1029,3 +1029,47 @@ def test_segment_hold_across_a_track_switch_keeps_the_platter_in_step():
     for a, b in zip(free.pieces, held.pieces, strict=True):
         moved = (b.move_start_ms - a.move_start_ms) / mech.rev_ms
         assert moved >= -1e-9 and moved == pytest.approx(round(moved))
+
+
+def test_segment_hold_holds_a_read_ahead_a_hit_extended():
+    """A read that hits the running read-ahead extends it (``_extend``) and holds what it
+    added. Worked by hand on the tiny disk, 8-sector segments, segment read-ahead: a read of
+    LBAs 9..10 from r0 (LBA 9 + j done at r0 + j + 1) reads ahead LBAs 11..18 (done at 3..10,
+    the end of track (0, 1)). At r0 + 3.5 a read of LBAs 11..12 finds LBA 11 in and LBA 12
+    on its way (a stream hit) and extends the read-ahead a segment past its end, to LBA 20:
+    LBAs 19 and 20 on the next cylinder, done at 15 and 16 (the switch from 10 to 10.8, then
+    LBA 19's sector comes round at 14). The hold: LBA 19 = 11 + 8 may start once the read's
+    sector 0 has gone, LBA 20 once sector 1 has (the completion). A host taking a sector
+    every 10 ms from 4.5 (LBA 11 gone at 14.5, LBA 12 at 24.5): LBA 19, starting at 14, waits
+    a revolution (done 25), and LBA 20 then starts at 25, after 24.5 (done 26). From 3.5
+    (gone at 13.5 and 23.5): LBA 19 goes in time (done 15), LBA 20 starts at 15 and waits
+    (done 26). A host that is done by 6.5 holds nothing."""
+    mech = _tiny_track_one()
+    config = CacheConfig(size_kib=16, segments=4, read_ahead="segment",
+                         read_ahead_over_requested=True)
+    runs = {}
+    for host in (None, (4.5, 10.0, 24.5), (3.5, 10.0, 23.5), (4.5, 1.0, 6.5)):
+        cache = SegmentCache(config, mech)
+        head = HeadState(0, 1)
+        first = cache.read(9, 2, 0.0, 0.0, head)
+        r0 = float(first.ready_ms[0]) - 1.0
+        cache.read_done(first, first.media_end_ms, head)
+        assert list(cache.stream.done - r0) == pytest.approx([3, 4, 5, 6, 7, 8, 9, 10])
+        t = r0 + 3.5
+        found = cache.find(11, 2, t)
+        assert found[0] == "stream" and found[2] == 1
+        svc = cache.read(11, 2, t, t, head, found)
+        assert list(svc.ready_ms - r0) == pytest.approx([3.5, 4])
+        if host is None:
+            cache.read_done(svc, svc.media_end_ms, head)
+        else:
+            start, bus, complete = host
+            cache.read_done(svc, svc.media_end_ms, head, 11, r0 + start, bus, r0 + complete, t)
+        s = cache.stream
+        assert s.lba == 11 and [p.cylinder for p in s.pieces] == [0, 1]
+        # the sector times, the end, the held revolutions
+        runs[host] = [*(s.done - r0), s.end_ms - r0, cache.stats["read_ahead_held_revolutions"]]
+    assert runs[None] == pytest.approx([3, 4, 5, 6, 7, 8, 9, 10, 15, 16, 16, 0])
+    assert runs[(4.5, 10.0, 24.5)] == pytest.approx([3, 4, 5, 6, 7, 8, 9, 10, 25, 26, 26, 1])
+    assert runs[(3.5, 10.0, 23.5)] == pytest.approx([3, 4, 5, 6, 7, 8, 9, 10, 15, 26, 26, 1])
+    assert runs[(4.5, 1.0, 6.5)] == pytest.approx(runs[None])

@@ -811,6 +811,57 @@ def test_the_ring_takes_each_sectors_own_track_time():
     assert drive.cache.stats["lost_revolutions"] == 1
 
 
+def test_a_hit_on_running_read_ahead_holds_what_it_adds(model_dir):
+    """On the tiny disk with a 4 ms bus and 32-sector segments, a 20-sector read misses and
+    reads ahead a segment past itself (LBAs 20..51, held behind the host's transfer). The
+    next read, of LBAs 20..29, hits that read-ahead while it runs and extends it a segment
+    past its own end (to LBA 61); until its completion is sent it holds the sectors it added
+    as the first read held its own: LBA b starts only once the second read's sector b - 52
+    has gone, or the completion is sent, and some of them lose revolutions for it."""
+    parv = _slow_bus_segment_read_ahead(model_dir)
+    mech = Mechanism(load_any(parv))
+    built = start(stack(mech))
+    drive = built.top
+    cache = drive.cache
+    told, found_as = [], []
+    read_done, find = cache.read_done, cache.find
+
+    def spy_done(*args):  # what the drive tells the cache about each read's transfer
+        told.append(args)
+        return read_done(*args)
+
+    def spy_find(*args):  # how each read is found, and the read-ahead then
+        found = find(*args)
+        s = cache.stream
+        found_as.append((found[0], s.stop_lba if s is not None else None,
+                         cache.stats["read_ahead_held_revolutions"]))
+        return found
+
+    cache.read_done, cache.find = spy_done, spy_find
+    drive.submit(Request(0, 0.0, "R", 0, 20))
+    drive.submit(Request(1, 0.0, "R", 20, 10))
+    while len(built.completed) < 2:
+        built.env.step()
+    (first, _, _), (second, ahead_to, held_before) = found_as
+    assert first == "miss" and second == "hit" and ahead_to == 52
+    s = cache.stream
+    assert s.lba == 20 and s.stop_lba == 62  # extended a segment past the second read
+    assert cache.stats["read_ahead_held_revolutions"] > held_before
+    _, _, _, lba, start_ms, bus, complete, _ = told[-1]
+    assert lba == 20
+    sent = start_ms + (np.arange(10) + 1) * bus  # one burst: a sector every bus_ms
+    step = mech.rev_ms / np.array([mech.layout.sectors_per_track(mech.layout.zone_of(s.lba + j))
+                                   for j in range(len(s.done))])
+    checked = 0
+    for j, begin in enumerate(s.done - step):
+        b = s.lba + j
+        if b >= 52 and begin < complete:
+            need = b - 52
+            assert begin >= (sent[need] if need < 10 else complete) - 1e-9, (b, begin)
+            checked += 1
+    assert checked >= 2
+
+
 def test_a_read_longer_than_its_segment_holds_its_read_ahead_too(model_dir):
     """A 50-sector read on the tiny disk with 32-sector segments and a 4 ms bus goes through
     the ring (its own sectors past the 32nd wait for room, DiskSim's rule for a read's own
