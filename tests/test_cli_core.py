@@ -103,6 +103,10 @@ def test_bench_quick_json_reports_rates():
     second = report["scenarios"][1]  # the same requests through the drive's firmware
     assert second["requests"] == 20000 and second["cpu_s"] > 0
     assert report["firmware_over_fast_path_cpu"] == second["cpu_s"] / first["cpu_s"]
+    third = report["scenarios"][2]  # that firmware without its read-ahead
+    assert third["scenario"].endswith("-no-read-ahead") and third["requests"] == 20000
+    assert report["read_ahead_share_of_firmware_cost"] == pytest.approx(
+        (second["cpu_s"] - third["cpu_s"]) / (second["cpu_s"] - first["cpu_s"]))
 
 
 def test_the_simulator_chapter_lists_every_subcommand():
