@@ -899,3 +899,23 @@ def test_a_read_longer_than_its_segment_holds_its_read_ahead_too(model_dir):
             assert begin >= (sent[need] if need < 50 else complete) - 1e-9
             checked += 1
     assert checked >= 1
+
+
+@pytest.mark.parametrize("policy, warned", [(1, None), (4, "run with --scheduler sstf"),
+                                            (8, "pick the closest simcore scheduler")])
+def test_the_drives_queue_scheduler_is_warned_about_only_when_it_is_not_fcfs(
+        model_dir, policy, warned):
+    """All ten validated models schedule the drive's queue FCFS, which is what simcore's
+    drive does unless the caller picks a scheduler: a note, no warning. Any other policy is
+    warned about with the file and line and the closest simcore scheduler, if any."""
+    specs = model_dir / "tiny.diskspecs"
+    if policy != 1:
+        edit(specs, "Scheduling policy = 1,", f"Scheduling policy = {policy},")
+    imp = import_disksim(model_dir / "tiny.parv")
+    about = [w for w in imp.warnings if "queue scheduler" in w]
+    if warned is None:
+        assert not about
+        assert "FCFS, as simcore's drive does by default" in imp.profile["notes"]
+    else:
+        (w,) = about
+        assert "tiny.diskspecs:8" in w and warned in w
