@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import tomllib
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -919,3 +920,16 @@ def test_the_drives_queue_scheduler_is_warned_about_only_when_it_is_not_fcfs(
     else:
         (w,) = about
         assert "tiny.diskspecs:8" in w and warned in w
+
+
+def test_unused_cylinders_between_zones_are_one_warning_naming_the_first():
+    """The Ultrastar 18ES's model leaves one cylinder unused before 44 of its zones. Each gap
+    is kept (the arm crosses it, as in DiskSim), and the import says so once, at the first
+    gap's line, with how many there are, rather than in 44 lines."""
+    imp = import_disksim(MODELS / "ibm18es.parv")
+    (w,) = [w for w in imp.warnings if "unused cylinders" in w]
+    assert w.startswith(f"{MODELS / 'ibm18es.model'}:27: 44 zones start after unused")
+    assert "zone 2 at cylinder 258, unused 257" in w and "..." in w
+    zones = imp.profile["geometry"]["zones"]
+    gaps = sum(b["first_cylinder"] - a["last_cylinder"] - 1 for a, b in pairwise(zones))
+    assert gaps == 44

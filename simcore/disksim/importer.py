@@ -592,6 +592,7 @@ class _Context:
         self.block_count: tuple[int, Param] | None = None
         self.truncated: list[tuple[Param, str]] = []  # fractional sector counts
         self.rounded: list[tuple[Param, str]] = []  # revolutions to whole sectors
+        self.gaps: list[tuple[Param, str]] = []  # unused cylinders between zones
 
     def warn(self, where: Param | Block, text: str) -> None:
         self.warnings.append(f"{_short(where)}: {text}")
@@ -614,7 +615,9 @@ class _Context:
                              "dropped, as DiskSim does"),
                             (self.rounded, "skews or offsets in revolutions that are not whole "
                              "sectors: rounded to the nearest sector (simcore's skews are "
-                             "whole sectors)")):
+                             "whole sectors)"),
+                            (self.gaps, "zones start after unused cylinders, which hold no "
+                             "data and which the arm still crosses, as in DiskSim")):
             if items:
                 shown = "; ".join(t for _, t in items[:4]) + ("; ..." if len(items) > 4 else "")
                 self.warn(items[0][0], f"{len(items)} {what} ({shown})")
@@ -728,9 +731,8 @@ class _Context:
         if first > expect:
             fp = zb.get("First cylinder number")
             assert fp is not None
-            self.warn(fp, f"zone {i + 1} starts at cylinder {first}, the zone before ends at "
-                      f"{expect - 1}: cylinder(s) {expect}-{first - 1} hold no data (as in "
-                      "DiskSim, the arm still crosses them)")
+            unused = f"{expect}" if first - 1 == expect else f"{expect}-{first - 1}"
+            self.gaps.append((fp, f"zone {i + 1} at cylinder {first}, unused {unused}"))
         last = z.integer("Last cylinder number", minimum=first)
         spt = z.integer("Blocks per track", minimum=1)
         units = z.string("Skew units", default=layout_units)
