@@ -57,7 +57,7 @@ def tiny(tmp_path_factory):
 
 
 def validate_cli(capsys, disk: Path, trace: Path) -> dict:
-    assert cli_main(["validate", "--disk", str(disk), "--trace", str(trace)]) == 0
+    assert cli_main(["validate", "--disk", str(disk), "--trace", str(trace), "--json"]) == 0
     return json.loads(capsys.readouterr().out)
 
 
@@ -79,11 +79,33 @@ def test_self_generated_trace_has_zero_demerit(tiny, capsys):
     assert report["writes"]["demerit_ms"] < 1e-5
 
 
+def test_validate_prints_a_table_of_the_report_unless_asked_for_json(tiny, capsys):
+    """Without ``--json``, ``validate`` prints what a reader looks at first, as ``run`` and
+    ``bench`` do: for all requests, reads and writes, the measured and simulated means and
+    standard deviations and the demerit (exact and bucketed), each the report's own number."""
+    profile, trace = tiny
+    assert cli_main(["validate", "--disk", str(profile), "--trace", str(trace)]) == 0
+    text = capsys.readouterr().out
+    report = validate_cli(capsys, profile, trace)
+    lines = text.splitlines()
+    assert lines[0].startswith(f"disk {report['disk']}  trace {trace.name}  requests 400")
+    assert "the drive's firmware" in lines[0]
+    rows = {line.split()[0]: line.split()[1:] for line in lines[3:6]}
+    assert set(rows) == {"all", "reads", "writes"}
+    for label, part in (("all", report), ("reads", report["reads"]),
+                        ("writes", report["writes"])):
+        want = [part["measured_mean_ms"], part["measured_sd_ms"], part["simulated_mean_ms"],
+                part["simulated_sd_ms"], part["demerit_ms"], part["demerit_bucketed_ms"]]
+        assert [float(x) for x in rows[label]] == pytest.approx(want, abs=1e-3)
+    assert lines[-1].startswith(f"demerit {report['demerit_pct']:.2f} % of the measured mean")
+
+
 def test_validate_runs_the_drive_firmware_unless_bare(tiny, capsys):
     """The 'measured' trace came from the drive with its cache and overheads: the bare
     mechanism cannot match it, the whole firmware does."""
     profile, trace = tiny
-    assert cli_main(["validate", "--disk", str(profile), "--trace", str(trace), "--bare"]) == 0
+    assert cli_main(["validate", "--disk", str(profile), "--trace", str(trace), "--bare",
+                     "--json"]) == 0
     bare = json.loads(capsys.readouterr().out)
     assert bare["firmware"] is False and bare["demerit_ms"] > 0.05
 
@@ -124,7 +146,7 @@ def test_as_disksim_switches_off_what_disksim_never_applies(tiny, capsys):
     assert ds == replace(prof, zero_latency_reads=False, zero_latency_writes=False,
                          cache=replace(prof.cache, read_any_free=False))
     assert cli_main(["validate", "--disk", str(profile), "--trace", str(trace),
-                     "--as-disksim"]) == 0
+                     "--as-disksim", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     expect = replay_validation(ds, read_validation(trace))
     assert report["demerit_ms"] == expect["demerit_ms"] > 1e-3
