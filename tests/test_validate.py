@@ -100,6 +100,19 @@ def test_validate_prints_a_table_of_the_report_unless_asked_for_json(tiny, capsy
     assert lines[-1].startswith(f"demerit {report['demerit_pct']:.2f} % of the measured mean")
 
 
+def test_validate_sets_disksims_own_result_beside_the_replay_of_its_traces(capsys):
+    """On one of DiskSim's own validation traces the table ends with DiskSim 4.0's published
+    mean and demerit on it, the target the replay is held to."""
+    from simcore.experiments.validation import DISKSIM, model_path
+
+    trace = model_path("hp_c2247a").parent.parent / "traces" / "hp_c2247a.trace"
+    assert cli_main(["validate", "--disk", str(model_path("hp_c2247a")), "--trace",
+                     str(trace)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("DiskSim 4.0 on this trace") and (
+        f"mean {DISKSIM['hp_c2247a']['mean_ms']:.3f} ms, demerit 0.089 ms" in last)
+
+
 def test_validate_runs_the_drive_firmware_unless_bare(tiny, capsys):
     """The 'measured' trace came from the drive with its cache and overheads: the bare
     mechanism cannot match it, the whole firmware does."""

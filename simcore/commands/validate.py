@@ -52,6 +52,13 @@ def report_text(report: dict, trace: str) -> str:
     lines.append(f"demerit {report['demerit_pct']:.2f} % of the measured mean; revolutions lost "
                  f"to a full segment {lost['ring']}, to a held read-ahead "
                  f"{lost['read_ahead_held']}")
+    from ..experiments.validation import DISKSIM  # (only here: the command line starts fast)
+
+    theirs = DISKSIM.get(Path(trace).stem)
+    if theirs is not None:  # one of DiskSim's own validation traces: its published result
+        lines.append(f"DiskSim 4.0 on this trace with its model of the drive: mean "
+                     f"{theirs['mean_ms']:.3f} ms, demerit {theirs['demerit_ms']:.3f} ms "
+                     "(data/validation/README.md)")
     return "\n".join(lines)
 
 
