@@ -88,16 +88,18 @@ def test_validate_prints_a_table_of_the_report_unless_asked_for_json(tiny, capsy
     text = capsys.readouterr().out
     report = validate_cli(capsys, profile, trace)
     lines = text.splitlines()
-    assert lines[0].startswith(f"disk {report['disk']}  trace {trace.name}  requests 400")
-    assert "the drive's firmware" in lines[0]
-    rows = {line.split()[0]: line.split()[1:] for line in lines[3:6]}
+    assert lines[0] == f"disk {report['disk']}, trace {trace.name}: 400 requests"
+    assert lines[1] == "replayed with the drive's firmware"
+    assert max(len(line) for line in lines) <= 74  # fits the book's code box
+    rows = {line.split()[0]: line.split()[1:] for line in lines[4:7]}
     assert set(rows) == {"all", "reads", "writes"}
     for label, part in (("all", report), ("reads", report["reads"]),
                         ("writes", report["writes"])):
         want = [part["measured_mean_ms"], part["measured_sd_ms"], part["simulated_mean_ms"],
                 part["simulated_sd_ms"], part["demerit_ms"], part["demerit_bucketed_ms"]]
         assert [float(x) for x in rows[label]] == pytest.approx(want, abs=1e-3)
-    assert lines[-1].startswith(f"demerit {report['demerit_pct']:.2f} % of the measured mean")
+    assert lines[-2] == f"demerit {report['demerit_pct']:.2f} % of the measured mean"
+    assert lines[-1] == "revolutions lost to a full segment 0, to a held read-ahead 0"
 
 
 def test_validate_sets_disksims_own_result_beside_the_replay_of_its_traces(capsys):
@@ -109,8 +111,8 @@ def test_validate_sets_disksims_own_result_beside_the_replay_of_its_traces(capsy
     assert cli_main(["validate", "--disk", str(model_path("hp_c2247a")), "--trace",
                      str(trace)]) == 0
     last = capsys.readouterr().out.splitlines()[-1]
-    assert last.startswith("DiskSim 4.0 on this trace") and (
-        f"mean {DISKSIM['hp_c2247a']['mean_ms']:.3f} ms, demerit 0.089 ms" in last)
+    assert last == (f"DiskSim 4.0, its model of this drive: mean "
+                    f"{DISKSIM['hp_c2247a']['mean_ms']:.3f} ms, demerit 0.089 ms")
 
 
 def test_validate_runs_the_drive_firmware_unless_bare(tiny, capsys):

@@ -33,10 +33,11 @@ def register(sub) -> None:
 
 
 def report_text(report: dict, trace: str) -> str:
-    """The report as a reader wants it first: one line per class of request."""
+    """The report as a reader wants it first: one line per class of request, in a table 74
+    characters wide, and short lines around it (to fit a terminal and the book's code box)."""
     how = "the drive's firmware" if report["firmware"] else "the bare mechanism"
-    lines = [f"disk {report['disk']}  trace {Path(trace).name}  requests "
-             f"{report['requests']:,}  replayed with {how}",
+    lines = [f"disk {report['disk']}, trace {Path(trace).name}: {report['requests']:,} requests",
+             f"replayed with {how}",
              f"{'':8}{'measured ms':>22}{'simulated ms':>22}{'demerit ms':>22}",
              f"{'':8}{'mean':>11}{'sd':>11}{'mean':>11}{'sd':>11}{'exact':>11}"
              f"{'bucketed':>11}"]
@@ -49,16 +50,15 @@ def report_text(report: dict, trace: str) -> str:
                      f"{part['simulated_mean_ms']:>11.3f}{part['simulated_sd_ms']:>11.3f}"
                      f"{part['demerit_ms']:>11.4f}{part['demerit_bucketed_ms']:>11.4f}")
     lost = report["lost_revolutions"]
-    lines.append(f"demerit {report['demerit_pct']:.2f} % of the measured mean; revolutions lost "
-                 f"to a full segment {lost['ring']}, to a held read-ahead "
+    lines.append(f"demerit {report['demerit_pct']:.2f} % of the measured mean")
+    lines.append(f"revolutions lost to a full segment {lost['ring']}, to a held read-ahead "
                  f"{lost['read_ahead_held']}")
     from ..experiments.validation import DISKSIM  # (only here: the command line starts fast)
 
     theirs = DISKSIM.get(Path(trace).stem)
     if theirs is not None:  # one of DiskSim's own validation traces: its published result
-        lines.append(f"DiskSim 4.0 on this trace with its model of the drive: mean "
-                     f"{theirs['mean_ms']:.3f} ms, demerit {theirs['demerit_ms']:.3f} ms "
-                     "(data/validation/README.md)")
+        lines.append(f"DiskSim 4.0, its model of this drive: mean {theirs['mean_ms']:.3f} ms, "
+                     f"demerit {theirs['demerit_ms']:.3f} ms")
     return "\n".join(lines)
 
 
