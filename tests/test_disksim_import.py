@@ -406,6 +406,25 @@ def _slow_bus_segment_read_ahead(model_dir: Path) -> Path:
     return parv
 
 
+def _held_behind_host(mech: Mechanism, s, read_lba: int, sent: np.ndarray, complete: float,
+                      segment: int = 32) -> int:
+    """DiskSim's hold, checked on the read-ahead stream ``s`` of a read from ``read_lba`` whose
+    sectors went to the host at ``sent``, its completion sent at ``complete``: every sector at
+    LBA b a segment or more past the read's first that starts before the completion starts
+    only once the read's sector b - read_lba - segment has gone (past the read's end, once the
+    completion is sent). Returns how many sectors it checked."""
+    starts = s.done - mech.rev_ms / np.array([mech.layout.sectors_per_track(
+        mech.layout.zone_of(s.lba + j)) for j in range(len(s.done))])
+    checked = 0
+    for j, begin in enumerate(starts):
+        need = s.lba + j - read_lba - segment
+        if need >= 0 and begin < complete:
+            gone = sent[need] if need < len(sent) else complete
+            assert begin >= gone - 1e-9, (s.lba + j, begin, gone)
+            checked += 1
+    return checked
+
+
 def test_the_segment_hold_holds_read_ahead_behind_a_slow_bus(model_dir):
     """DiskSim holds a read's media a segment ahead of the host's transfer until the read's
     completion is sent, and so does simcore, read-ahead included. The tiny disk reads a
@@ -433,15 +452,7 @@ def test_the_segment_hold_holds_read_ahead_behind_a_slow_bus(model_dir):
     complete = rec.finish_ms - prof.overheads.completion_ms
     assert prof.overheads.completion_ms > 0  # (so that the two are told apart)
     sent = complete - (29 - np.arange(30)) * bus
-    starts = s.done - mech.rev_ms / np.array([mech.layout.sectors_per_track(
-        mech.layout.zone_of(s.lba + j)) for j in range(len(s.done))])
-    checked = 0
-    for j, begin in enumerate(starts):
-        b = s.lba + j
-        if b >= 32 and begin < complete:
-            assert begin >= sent[b - 32] - 1e-9, (b, begin, sent[b - 32])
-            checked += 1
-    assert checked >= 2
+    assert _held_behind_host(mech, s, 0, sent, complete) >= 2
 
 
 def test_a_reads_own_sectors_wait_for_room_in_the_ring(model_dir):
@@ -851,16 +862,7 @@ def test_a_hit_on_running_read_ahead_holds_what_it_adds(model_dir):
     _, _, _, lba, start_ms, bus, complete, _ = told[-1]
     assert lba == 20
     sent = start_ms + (np.arange(10) + 1) * bus  # one burst: a sector every bus_ms
-    step = mech.rev_ms / np.array([mech.layout.sectors_per_track(mech.layout.zone_of(s.lba + j))
-                                   for j in range(len(s.done))])
-    checked = 0
-    for j, begin in enumerate(s.done - step):
-        b = s.lba + j
-        if b >= 52 and begin < complete:
-            need = b - 52
-            assert begin >= (sent[need] if need < 10 else complete) - 1e-9, (b, begin)
-            checked += 1
-    assert checked >= 2
+    assert _held_behind_host(mech, s, 20, sent, complete) >= 2
 
 
 def test_a_read_longer_than_its_segment_holds_its_read_ahead_too(model_dir):
@@ -891,15 +893,7 @@ def test_a_read_longer_than_its_segment_holds_its_read_ahead_too(model_dir):
     s = drive.cache.stream
     assert s is not None and s.lba == 50
     assert drive.cache.stats["read_ahead_held_revolutions"] >= 1  # the hold after it
-    step = mech.rev_ms / np.array([mech.layout.sectors_per_track(mech.layout.zone_of(s.lba + j))
-                                   for j in range(len(s.done))])
-    checked = 0
-    for j, begin in enumerate(s.done - step):
-        need = s.lba + j - 32
-        if begin < complete:
-            assert begin >= (sent[need] if need < 50 else complete) - 1e-9
-            checked += 1
-    assert checked >= 1
+    assert _held_behind_host(mech, s, 0, sent, complete) >= 1
 
 
 @pytest.mark.parametrize("policy, warned", [(1, None), (4, "run with --scheduler sstf"),

@@ -1198,15 +1198,15 @@ class _Context:
             pol = sched.value.get("Scheduling policy")
             if pol is not None and isinstance(pol.value, int):
                 label, ours = SCHEDULERS.get(pol.value, (f"policy {pol.value}", None))
+                note = f"DiskSim schedules the drive's queue with {label}"
                 if ours == "fcfs":  # simcore's drive queue too, unless the caller picks one
-                    self.notes.append(f"DiskSim schedules the drive's queue with {label}, "
-                                      "as simcore's drive does by default.")
+                    note += ", as simcore's drive does by default"
                 else:
                     hint = (f"run with --scheduler {ours}" if ours
                             else "pick the closest simcore scheduler with --scheduler")
                     self.warn(pol, f"the drive's queue scheduler ({label}) is not part of a "
                               f"simcore profile; {hint}")
-                    self.notes.append(f"DiskSim schedules the drive's queue with {label}.")
+                self.notes.append(note + ".")
         interface = self._interface(spec, d)
         d.finish()
         return firmware, interface
