@@ -105,11 +105,10 @@ def test_validate_prints_a_table_of_the_report_unless_asked_for_json(tiny, capsy
 def test_validate_sets_disksims_own_result_beside_the_replay_of_its_traces(capsys):
     """On one of DiskSim's own validation traces the table ends with DiskSim 4.0's published
     mean and demerit on it, the target the replay is held to."""
-    from simcore.experiments.validation import DISKSIM, model_path
+    from simcore.experiments.validation import DISKSIM, model_path, trace_path
 
-    trace = model_path("hp_c2247a").parent.parent / "traces" / "hp_c2247a.trace"
     assert cli_main(["validate", "--disk", str(model_path("hp_c2247a")), "--trace",
-                     str(trace)]) == 0
+                     str(trace_path("hp_c2247a"))]) == 0
     last = capsys.readouterr().out.splitlines()[-1]
     assert last == (f"DiskSim 4.0, its model of this drive: mean "
                     f"{DISKSIM['hp_c2247a']['mean_ms']:.3f} ms, demerit 0.089 ms")

@@ -163,6 +163,11 @@ def model_path(drive: str) -> Path:
     return DATA / "models" / f"{drive}.parv"
 
 
+def trace_path(drive: str) -> Path:
+    """The drive's measured validation trace (one of the five in ``data/validation/traces``)."""
+    return DATA / "traces" / f"{drive}.trace"
+
+
 #: the bus handshakes of a DiskSim model (its .diskspecs' "Data preparation overhead", reselect
 #: and disconnect overheads, imported into ``firmware.overheads``); ``replay(handshakes=False)``
 #: zeroes them, a diagnostic of how much of a gap they make
@@ -205,7 +210,7 @@ def replay(drive: str, firmware: bool = True, zero_latency_reads: bool | None = 
             if k in overheads:
                 overheads[k] = 0.0
     prof = profile_from_dict(spec, str(model_path(drive)))
-    trace = read_validation(DATA / "traces" / f"{drive}.trace")
+    trace = read_validation(trace_path(drive))
     out = replay_validation(prof, trace, firmware=firmware, keep_records=True)
     recs = out.pop("records")
     sim = np.array([r.finish_ms - r.start_ms for r in recs])
