@@ -15,9 +15,14 @@ state after the first few MiB); hdparm reads its 64 MB in full.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..drive.interface import CELERON_450, Port, mode
 from ..host.io import FileSystemCosts, bonnie_read, bonnie_write, hdparm_t
 from .targets import Source, Target, between, evaluate, rel
+
+if TYPE_CHECKING:
+    from ..workloads import ClosedWorkload
 
 NAME = "interface"
 DESCRIPTION = "Gray 2000 Tables 6, 7, 9: Bonnie and hdparm under PIO mode 4 and bus-master DMA"
@@ -162,7 +167,10 @@ def reproduce(quick: bool = False, seed: int = 0) -> dict:
 
 # -- helpers for the cache chapter: read-ahead against streams, segments and policies ------
 
-def _streams_workload(cap: int, k: int, per: int, kib: int, think_ms: float = 0.0):
+def streams_workload(cap: int, k: int, per: int, kib: int, think_ms: float = 0.0) -> ClosedWorkload:
+    """``k`` sequential readers spread evenly over a disk of ``cap`` sectors, each reading
+    ``per`` requests of ``kib`` KiB back to back (after ``think_ms``): the cache chapter's
+    streams (a ``ClosedWorkload``)."""
     from ..workloads import ClosedWorkload
 
     n = kib * 2
@@ -191,7 +199,7 @@ def read_ahead_hit_rates(streams=(1, 2, 4, 8), segments=(1, 2, 4, 8, 16, 32),
     out: dict = {"streams": list(streams), "segments": list(segments),
                  "sizes_kib": list(sizes_kib), "hit_rate": {}, "mb_s": {}}
     for k in streams:
-        wl = _streams_workload(mech.layout.capacity, k, per, request_kib)
+        wl = streams_workload(mech.layout.capacity, k, per, request_kib)
         for size in sizes_kib:
             hr, mb = [], []
             for nseg in segments:

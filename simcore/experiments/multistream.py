@@ -267,7 +267,7 @@ PARAMETERS = {
 WHOLE_REGION_LIMIT_MS = 4 * 3_600_000.0
 
 
-def _windows(quick: bool) -> tuple[float, float]:
+def measurement_windows(quick: bool) -> tuple[float, float]:
     """(measured window, warm-up) in ms: the warm-up covers stream detection (two direct
     requests per stream, about 3 s for 100 streams)."""
     return (8_000.0, 6_000.0) if quick else (20_000.0, 6_000.0)
@@ -294,7 +294,7 @@ def real(streams: int = 100, host: Any = "direct", quick: bool = False, seed: in
                     requests_per_stream=per_stream, **HOST_PATH)
         args.update(kw)
         return _summary(run_streams(**args))
-    window, warm = _windows(quick)
+    window, warm = measurement_windows(quick)
     if streams <= 2:  # one or two streams settle at once
         window, warm = min(window, 1_500.0), 500.0
     args = dict(disk=DISK, streams=streams, request_kib=REQUEST_KIB, starts="even",

@@ -16,7 +16,7 @@ from ..disk.access import Mechanism
 from ..disk.profiles import load_disk
 from ..drive.cache import POLICIES, CacheConfig
 from ..engine import run
-from ..experiments.interface import _streams_workload
+from ..experiments.interface import streams_workload
 from ..viz.theme import COLORS, apply_theme
 from .figure import FigureWidget, computing, fit_screen, set_traces
 
@@ -58,7 +58,7 @@ class CacheExplorer(w.VBox):
         cfg = self.config()
         self.hit_rate, self.mb_s = [], []
         for k in STREAMS:
-            res = run(self.mech, _streams_workload(self.mech.layout.capacity, k, 16, 16),
+            res = run(self.mech, streams_workload(self.mech.layout.capacity, k, 16, 16),
                       cache=cfg)
             self.hit_rate.append(sum(r.cache_hit for r in res.records) / len(res.records))
             self.mb_s.append(res.summary()["throughput_mb_s"])
