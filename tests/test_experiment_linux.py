@@ -78,3 +78,57 @@ def test_the_seed_spread_is_the_runs(result):
     assert s["anticipatory_mb_s"][0] == result["seq_read_mb_s"]["anticipatory"]
     assert s["cfq_mb_s"][0] == result["seq_read_mb_s"]["cfq"]
     assert len(set(s["seeds"])) == len(s["seeds"]) == 4
+
+
+# -- fairness between processes (the chapter's CFQ figure) --------------------------------------
+
+def test_jain_by_hand():
+    from simcore.experiments.linux_schedulers import jain
+
+    assert jain([3.0, 3.0, 3.0, 3.0]) == pytest.approx(1.0)
+    assert jain([5.0, 0.0, 0.0, 0.0]) == pytest.approx(0.25)
+    assert jain([1.0, 2.0]) == pytest.approx(9 / 10)
+
+
+def _fair(elevator, **kw):
+    from simcore.experiments.linux_schedulers import fairness_run
+
+    return fairness_run(elevator, until_ms=3000.0, **kw)
+
+
+def test_identical_readers_share_equally_without_idling():
+    """One request each outstanding: any work-conserving order serves them in turn."""
+    for e, tun in (("noop", {}), ("deadline", {}), ("cfq", {}), ("cfq", {"quantum": 4})):
+        r = _fair(e, readers=4, server_threads=0, **tun)
+        assert r["jain"] >= 0.99 and r["min_over_max"] >= 0.95, (e, tun, r)
+
+
+def test_cfq_per_process_queues_against_a_threaded_server():
+    """Keyed by process, CFQ holds the 16-thread server to one queue; keyed by thread (the
+    paper's patch) it gives the server what noop does. A reader gets at most one request
+    of each round of ``quantum``, since it never has two queued."""
+    runs = {"noop": _fair("noop"), "deadline": _fair("deadline"), "cfq": _fair("cfq"),
+            "pid": _fair("cfq", key="pid"), "q4": _fair("cfq", quantum=4)}
+    server = next(p for p in runs["cfq"]["shares"] if p.startswith("server"))
+    for other in ("noop", "deadline", "pid"):
+        assert runs["cfq"]["jain"] > runs[other]["jain"] + 0.1
+        assert runs["cfq"]["shares"][server] < runs[other]["shares"][server]
+    assert runs["pid"]["jain"] == pytest.approx(runs["noop"]["jain"], abs=0.05)
+    for key, quantum in (("cfq", 8), ("q4", 4)):
+        readers = [v for p, v in runs[key]["shares"].items() if p != server]
+        assert max(readers) <= 1 / quantum + 0.01
+    assert runs["q4"]["jain"] > runs["cfq"]["jain"]
+    assert sum(runs["cfq"]["shares"].values()) == pytest.approx(1.0, abs=1e-3)
+
+
+def test_a_deep_tagged_queue_leaves_the_scheduler_nothing_to_choose():
+    """19 requests at most, 32 tags: everything goes straight to the drive, whatever the
+    elevator; noop and CFQ then give the same shares."""
+    assert _fair("noop", depth=32)["shares"] == _fair("cfq", depth=32)["shares"]
+    assert _fair("noop", depth=32)["shares"] != _fair("noop")["shares"]
+
+
+def test_fairness_runs_are_seeded():
+    assert _fair("cfq", seed=3) == _fair("cfq", seed=3)
+    # the seed places the server's reads: another seed, other positions, other service times
+    assert _fair("deadline", seed=3)["mb_s"] != _fair("deadline", seed=4)["mb_s"]

@@ -343,3 +343,113 @@ def deadline_trace(fifo_batch: int = 16, writes_starved: int = 2, read_expire: f
     run(disk, Processes(start, "deadline-trace"), until_ms=until_ms)
     host = events[0]
     return host.events
+
+
+#: the schedulers of the fairness runs: label -> (elevator, tunables). CFQ three ways: as
+#: mainline keyed it (one queue per process, tgid) with the paper's quantum of 8; with the
+#: paper's patch (one queue per thread, pid); and with mainline 2.6.6's quantum of 4
+FAIR_SCHEDULERS: dict[str, tuple[str, dict]] = {
+    "noop": ("noop", {}),
+    "deadline": ("deadline", {}),
+    "anticipatory": ("anticipatory", {}),
+    "cfq": ("cfq", {}),
+    "cfq key=pid": ("cfq", {"key": "pid"}),
+    "cfq quantum=4": ("cfq", {"quantum": 4}),
+}
+#: the multi-threaded process of the fairness runs shares one tgid
+SERVER_TGID = 200
+
+
+def jain(x) -> float:
+    """Jain's fairness index of the shares ``x``: 1 when all are equal, ``1/n`` when one has
+    everything (Jain, Chiu & Hawe, DEC-TR-301, 1984)."""
+    import numpy as np
+
+    a = np.asarray(x, dtype=float)
+    return float(a.sum() ** 2 / (len(a) * (a ** 2).sum())) if a.any() else 1.0
+
+
+def fairness_run(elevator: str = "cfq", readers: int = 3, server_threads: int = 16,
+                 until_ms: float = 10_000.0, depth: int = 1, io_kib: float = 128.0,
+                 think_ms: float = 0.2, disk: str = "atlas10k2", seed: int = 0,
+                 **tunables) -> dict:
+    """Processes competing for one disk; each one's share of the bytes read in ``until_ms``.
+
+    ``readers`` single-threaded processes each read their own file sequentially, one
+    ``io_kib`` read at a time (a read-ahead window), thinking ``think_ms`` between reads;
+    one server process (tgid :data:`SERVER_TGID`) runs ``server_threads`` threads, each
+    reading ``io_kib`` at random places, also one at a time. Every request is the same
+    size, so a process's share of the bytes is its share of the requests. ``depth`` 1 (no
+    command queueing) leaves every choice to the Linux scheduler; with a deep tagged queue
+    the drive makes them (its own SPTF order).
+    """
+    import numpy as np
+
+    from ..engine import run
+    from ..workloads import Processes
+    from ..workloads.server import device_stack
+
+    def block_layer(env, below):
+        from ..host.host import BlockLayer
+        return BlockLayer(env, below, elevator, depth=depth, **tunables)
+
+    disk_stack = device_stack(disk, None, "sptf" if depth > 1 else "fcfs", True,
+                              host=(block_layer,))
+    cap = disk_stack.mechanism.layout.capacity
+    n = max(1, round(io_kib * 2))
+    rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(server_threads)]
+    names = [f"reader {k + 1}" for k in range(readers)]
+    if server_threads:
+        names.append(f"server ({server_threads} threads)")
+    done = dict.fromkeys(names, 0)
+
+    def start(built) -> None:
+        env, host = built.env, built.top
+
+        def sequential(name: str, pid: int, lba: int):
+            while True:
+                yield host.read(pid, lba, n)
+                if env.now <= until_ms:
+                    done[name] += n * 512
+                lba += n
+                yield env.timeout(think_ms)
+
+        def server_thread(pid: int, rng: np.random.Generator):
+            name = names[-1]
+            while True:
+                yield host.read(pid, int(rng.integers(0, cap - n)) // 8 * 8, n,
+                                tgid=SERVER_TGID)
+                if env.now <= until_ms:
+                    done[name] += n * 512
+                yield env.timeout(think_ms)
+
+        for k in range(readers):  # files spread over the disk, a fifth of it apart
+            env.process(sequential(names[k], 100 + k, int(cap * (0.1 + 0.2 * k)) // 8 * 8))
+        for t in range(server_threads):
+            env.process(server_thread(SERVER_TGID + 1 + t, rngs[t]))
+
+    run(disk_stack, Processes(start, "fairness"), until_ms=until_ms)
+    mb_s = {k: v / 1e6 / (until_ms / 1000.0) for k, v in done.items()}
+    total = sum(mb_s.values())
+    shares = {k: v / total for k, v in mb_s.items()}
+    return {"mb_s": {k: round(v, 3) for k, v in mb_s.items()}, "total_mb_s": round(total, 2),
+            "shares": {k: round(v, 4) for k, v in shares.items()},
+            "jain": round(jain(list(mb_s.values())), 3),
+            "min_over_max": round(min(mb_s.values()) / max(mb_s.values()), 3),
+            "until_ms": until_ms}
+
+
+def fairness(seed: int = 0, until_ms: float = 10_000.0) -> dict:
+    """CFQ's fairness beside the other schedulers' (the chapter's figure and its metrics).
+
+    ``mixed``: three sequential readers against a 16-thread server, one disk without
+    command queueing; ``identical``: four sequential readers alone; ``tcq``: the mixed load
+    with 32 tagged commands in the drive. Each is a dict of :func:`fairness_run` results
+    keyed by :data:`FAIR_SCHEDULERS` labels.
+    """
+    out: dict[str, dict] = {}
+    for case, kw in (("mixed", {}), ("identical", dict(readers=4, server_threads=0)),
+                     ("tcq", dict(depth=32))):
+        out[case] = {label: fairness_run(e, seed=seed, until_ms=until_ms, **kw, **tun)
+                     for label, (e, tun) in FAIR_SCHEDULERS.items()}
+    return out

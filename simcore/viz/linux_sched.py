@@ -175,3 +175,27 @@ def heads_ratio_figure(result: dict) -> go.Figure:
     fig.update_yaxes(title="throughput ratio (log scale)", type="log", range=[-1, 0.6],
                      tickvals=[0.1, 0.2, 0.5, 1, 2, 3], ticktext=["0.1", "0.2", "0.5", "1", "2", "3"])
     return apply_theme(fig, height=400)
+
+
+def fairness_bars(runs: Mapping[str, dict], title: str) -> go.Figure:
+    """Each process's share of the bytes read, grouped by scheduler, with Jain's index under
+    each group and a dashed line at the equal share.
+
+    ``runs`` maps a scheduler's label to a
+    :func:`simcore.experiments.linux_schedulers.fairness_run` result.
+    """
+    labels = list(runs)
+    procs = list(runs[labels[0]]["shares"])
+    ticks = [f"{lab}<br>Jain {runs[lab]['jain']:.2f}" for lab in labels]
+    fig = go.Figure([
+        go.Bar(x=ticks, y=[runs[lab]["shares"][p] for lab in labels], name=p,
+               marker_color=COLORS[k % len(COLORS)],
+               customdata=[runs[lab]["mb_s"][p] for lab in labels],
+               hovertemplate=p + ": %{y:.1%} of the bytes (%{customdata:.2f} MB/s)"
+                                 "<extra></extra>")
+        for k, p in enumerate(procs)])
+    fig.add_hline(y=1 / len(procs), line_dash="dash", line_color="#555",
+                  annotation_text="equal share", annotation_position="top right")
+    fig.update_layout(barmode="group", title=title)
+    fig.update_yaxes(title="share of the bytes read", tickformat=".0%", range=[0, 1])
+    return apply_theme(fig, height=420)
