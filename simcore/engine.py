@@ -18,9 +18,8 @@ from typing import Any
 import numpy as np
 import simpy
 
-from .disk.access import Mechanism
+from .disk.access import Mechanism, as_mechanism
 from .disk.profile import DiskProfile
-from .disk.profiles import load_disk
 from .drive.drive import Drive
 from .errors import TraceError
 from .metrics import compare_service_times
@@ -35,14 +34,6 @@ from .workloads import (
 )
 
 Disk = DiskProfile | Mechanism | str
-
-
-def _mechanism(disk: Disk) -> Mechanism:
-    if isinstance(disk, Mechanism):
-        return disk
-    if isinstance(disk, str):
-        disk = load_disk(disk)
-    return Mechanism(disk)
 
 
 def _check_requests(requests: Sequence[Request], capacity: int, where: str) -> None:
@@ -253,7 +244,7 @@ def replay_validation(disk: Disk, workload: ValidationWorkload,
     plain JSON). A request beyond the disk raises :class:`TraceError` naming the trace
     line before anything runs.
     """
-    mech = _mechanism(disk)
+    mech = as_mechanism(disk)
     capacity = mech.layout.capacity
     lines = workload.meta.get("lines") or range(1, len(workload.steps) + 1)
     for step, line in zip(workload.steps, lines, strict=False):

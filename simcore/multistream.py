@@ -55,8 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from .disk.access import Mechanism
-from .disk.profiles import load_disk
+from .disk.access import Mechanism, as_mechanism
 from .drive.cache import CacheConfig
 from .engine import run
 from .host.controller_cache import ControllerCache, ControllerCacheConfig
@@ -239,7 +238,7 @@ def run_streams(
     ``warmup_ms`` must be 0, and the run ends when the last stream finishes
     (``duration_ms`` is only a limit: a stream still reading then is an error).
     """
-    mech = disk if isinstance(disk, Mechanism) else Mechanism(load_disk(disk))
+    mech = as_mechanism(disk)
     cap = mech.layout.capacity
     if warmup_ms >= duration_ms:
         raise ValueError("warmup_ms must be shorter than duration_ms")

@@ -22,9 +22,8 @@ from typing import Any
 
 import simpy
 
-from .disk.access import Mechanism
+from .disk.access import Mechanism, as_mechanism
 from .disk.profile import DiskProfile
-from .disk.profiles import load_disk
 from .drive.drive import Drive
 from .records import Completed
 
@@ -92,18 +91,6 @@ def stack(disk: Any, **options: Any) -> Stack:
 
 
 _MECHANISMS: dict[int, Mechanism] = {}
-
-
-def as_mechanism(disk: Any) -> Mechanism:
-    """A Mechanism for any disk description (mechanisms hold no per-run state)."""
-    if isinstance(disk, Mechanism):
-        return disk
-    if isinstance(disk, str):
-        disk = load_disk(disk)
-    if isinstance(disk, DiskProfile):
-        return Mechanism(disk)
-    raise TypeError(f"not a disk: {type(disk).__name__} (give an id, a profile path, a "
-                    "DiskProfile or a Mechanism)")
 
 
 def _cache_of(stk: Stack, prof: DiskProfile) -> Any:

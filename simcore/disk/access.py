@@ -16,14 +16,16 @@ under the head, ``interface`` the bus time that does not overlap the media.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from math import ceil
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .layout import SECTOR_BYTES, Layout, StraightTrack, TrackPiece
 from .mechanics import SeekCurve, seek_for
 from .profile import DiskProfile
+from .profiles import load_disk
 from .sectors import SectorFormat
 
 
@@ -526,3 +528,24 @@ class Mechanism:
         pieces[0] = pieces[0]._replace(first=0, move_start_ms=start_ms)
         return Plan(wp.done_ms[k0:k0 + sectors].copy(), pieces, acc.seek_ms, acc.rotation_ms,
                     acc.transfer_ms, wp.end_ms, wp.cylinder, wp.surface)
+
+
+def as_mechanism(disk: Any) -> Mechanism:
+    """A Mechanism for any disk description: a profile id or path, a DiskProfile, or a
+    Mechanism (returned as it is; mechanisms hold no per-run state, the head lives in the
+    drive). The one place every layer turns a ``disk=`` argument into a mechanism."""
+    if isinstance(disk, Mechanism):
+        return disk
+    if isinstance(disk, str):
+        disk = load_disk(disk)
+    if isinstance(disk, DiskProfile):
+        return Mechanism(disk)
+    raise TypeError(f"not a disk: {type(disk).__name__} (give an id, a profile path, a "
+                    "DiskProfile or a Mechanism)")
+
+
+@lru_cache(maxsize=32)
+def shared_mechanism(disk: str) -> Mechanism:
+    """:func:`as_mechanism` of a profile id, built once per process: for experiments that run
+    the same bundled drive many times (a profile file edited meanwhile is not read again)."""
+    return as_mechanism(disk)

@@ -47,22 +47,13 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ..disk.access import Access, HeadState, Mechanism
+from ..disk.access import Access, HeadState, as_mechanism
 from ..disk.profile import SmrSpec
 from ..errors import RequestError, ZoneError
 from ..records import WRITE, Request
 
 RESET = "Z"  # a request op: reset the write pointer of the zone that starts at its LBA
 MIB = 2048  # 512-byte sectors per MiB
-
-
-def _mechanism(disk: Any) -> Mechanism:
-    if isinstance(disk, Mechanism):
-        return disk
-    from ..disk.profiles import load_disk
-
-    prof = load_disk(disk) if isinstance(disk, str) else disk
-    return Mechanism(prof)
 
 
 def _media(a: Access) -> float:
@@ -129,7 +120,7 @@ class DriveManaged:
 
     def __init__(self, disk: Any, *, media_cache_mib: float | None = None,
                  band_mib: float | None = None, idle_clean_ms: float | None = None):
-        self.mechanism = mech = _mechanism(disk)
+        self.mechanism = mech = as_mechanism(disk)
         prof = mech.profile
         spec = prof.smr or SmrSpec("drive-managed")
         if spec.kind != "drive-managed":
@@ -385,7 +376,7 @@ class HostManaged:
 
     def __init__(self, disk: Any, *, zone_mib: float | None = None,
                  conventional_zones: int | None = None):
-        self.mechanism = mech = _mechanism(disk)
+        self.mechanism = mech = as_mechanism(disk)
         prof = mech.profile
         spec = prof.smr or SmrSpec("host-managed")
         if spec.kind != "host-managed":
@@ -484,7 +475,7 @@ class HostManaged:
 
 def translation_for(disk: Any) -> DriveManaged | HostManaged:
     """The translation (drive-managed) or zone rules (host-managed) of a profile with SMR."""
-    mech = _mechanism(disk)
+    mech = as_mechanism(disk)
     spec = mech.profile.smr
     if spec is None:
         raise ValueError(f"{mech.profile.id} is not a shingled drive (no [firmware.smr])")

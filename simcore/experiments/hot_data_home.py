@@ -31,8 +31,7 @@ from typing import Any
 import numpy as np
 
 from .. import placement as pl
-from ..disk.access import Mechanism
-from ..disk.profiles import load_disk
+from ..disk.access import shared_mechanism
 from ..engine import run, sweep
 from ..workloads.synth import hot_set_open
 from . import pool_unless_given
@@ -59,13 +58,7 @@ PAPER = {
 #: none: the seed asks the question ("may have moved") and gives no number to reproduce
 TARGETS: tuple[Target, ...] = ()
 
-_MECH: dict[str, Mechanism] = {}
-
-
-def mechanism(disk: str) -> Mechanism:
-    if disk not in _MECH:
-        _MECH[disk] = Mechanism(load_disk(disk))
-    return _MECH[disk]
+mechanism = shared_mechanism  # (its name in the chapters)
 
 
 def middle_cylinder_fraction(disk: str) -> float:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..disk.access import Mechanism
+from ..disk.access import Mechanism, as_mechanism
 from ..disk.profiles import load_disk
 from ..engine import point_seed, run, sweep
 from ..records import READ, Request
@@ -107,7 +107,7 @@ def constant_queue(disk: str | Mechanism, policy: Any, queue_length: int, measur
     Returns the measured :class:`~simcore.records.Completed` records, the
     unfinished requests' waiting times so far, and the drive's busy time.
     """
-    mech = disk if isinstance(disk, Mechanism) else Mechanism(load_disk(disk))
+    mech = as_mechanism(disk)
     n = int(queue_length)
     if n < 1:
         raise ValueError(f"queue length must be at least 1, got {queue_length}")

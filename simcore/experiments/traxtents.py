@@ -41,7 +41,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..disk.access import Mechanism
+from ..disk.access import Mechanism, shared_mechanism
 from ..disk.layout import SECTOR_BYTES
 from ..disk.profiles import derived_skew, load_disk
 from ..engine import run, sweep
@@ -185,10 +185,9 @@ TARGETS = (
 )
 
 
-@lru_cache(maxsize=8)
 def mechanism(disk: str = DISK) -> Mechanism:
     """One shared mechanism per disk (building one fits a seek curve)."""
-    return Mechanism(load_disk(disk))
+    return shared_mechanism(disk)
 
 
 def head_time(mech: Mechanism, sectors: int, aligned: bool, queued: bool, n: int = 1000,

@@ -36,7 +36,7 @@ import simcore
 from hardware.record import SIMULATED, is_measured
 from hardware.summary import distance_bins
 from hardware.units import MB, parse_size
-from simcore.disk.access import HeadState
+from simcore.disk.access import HeadState, as_mechanism
 from simcore.records import READ
 from simcore.workloads import ClosedWorkload
 
@@ -55,12 +55,6 @@ SECTOR = simcore.SECTOR_BYTES
 SIMULATABLE = ("zone-bandwidth", "seek-distance", "qd-sweep", "multistream", "bs-sweep")
 
 
-def _mech(disk) -> simcore.Mechanism:
-    if isinstance(disk, simcore.Mechanism):
-        return disk
-    return simcore.Mechanism(simcore.load_disk(disk) if isinstance(disk, str) else disk)
-
-
 def _list(value, cast=str) -> list:
     if isinstance(value, list | tuple):
         return [cast(v) for v in value]
@@ -70,7 +64,7 @@ def _list(value, cast=str) -> list:
 def zone_bandwidth(disk="modern7200", offsets_pct=(0, 25, 50, 75, 95),
                    span_bytes: int = 32 << 20) -> list[dict]:
     """Sustained sequential read rate (MB/s) at each offset, and the zone's media rate."""
-    mech = _mech(disk)
+    mech = as_mechanism(disk)
     cap = mech.layout.capacity
     n = max(1, min(cap, span_bytes // SECTOR))
     rows = []
@@ -99,7 +93,7 @@ def seek_distance(disk="modern7200", windows=("1m", "16m", "256m", "4g", "100%")
 
     Returns ``{"points": [...], "bins": [...]}`` like a measured summary.
     """
-    mech = _mech(disk)
+    mech = as_mechanism(disk)
     cap = mech.layout.capacity
     cap_bytes = cap * SECTOR
     sec = max(1, bs // SECTOR)
@@ -131,7 +125,7 @@ def seek_distance(disk="modern7200", windows=("1m", "16m", "256m", "4g", "100%")
 def qd_sweep(disk="modern7200", qds=(1, 2, 4, 8, 16, 32), bs: int = 4096, requests: int = 2000,
              scheduler: str = "sstf", seed: int = 1) -> list[dict]:
     """Random reads with ``qd`` outstanding: IOPS and mean response time per queue depth."""
-    mech = _mech(disk)
+    mech = as_mechanism(disk)
     rows = []
     for qd in qds:
         qd = int(qd)
@@ -150,7 +144,7 @@ def qd_sweep(disk="modern7200", qds=(1, 2, 4, 8, 16, 32), bs: int = 4096, reques
 def multistream(disk="modern7200", streams=(1, 2, 4, 8, 16), bs: int = 64 << 10,
                 requests_per_stream: int = 60, scheduler: str = "fcfs") -> list[dict]:
     """``streams`` sequential readers, one outstanding request each, evenly spread."""
-    mech = _mech(disk)
+    mech = as_mechanism(disk)
     cap = mech.layout.capacity
     sec = max(1, bs // SECTOR)
     rows = []
@@ -174,7 +168,7 @@ def bs_sweep(disk="modern7200", sizes=(4096, 16384, 65536, 262144, 1 << 20),
              boundary: int = 4096, misalign: int = 512, aligns=("aligned", "unaligned"),
              requests: int = 300, qd: int = 1, seed: int = 1) -> list[dict]:
     """Random reads of each size, every one aligned to ``boundary`` or ``misalign`` past it."""
-    mech = _mech(disk)
+    mech = as_mechanism(disk)
     cap = mech.layout.capacity
     rows = []
     for size in sizes:
@@ -205,7 +199,7 @@ def simulate(job: str, disk: str = "modern7200", params: dict | None = None,
     ``params``); sizes in percent refer to the simulated drive.
     """
     params = dict(params or {})
-    mech = _mech(disk)
+    mech = as_mechanism(disk)
     prof = mech.profile
     cap_bytes = mech.layout.capacity * SECTOR
     if job == "zone-bandwidth":

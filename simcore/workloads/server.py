@@ -32,14 +32,12 @@ default 128) each disk request is one read-ahead window.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 import simpy
 
-from ..disk.access import Mechanism
-from ..disk.profiles import load_disk
+from ..disk.access import shared_mechanism
 from ..engine import run
 from ..host.host import BlockLayer, IdleReadahead
 from ..records import Completed
@@ -231,12 +229,6 @@ def ffsb_thread(env, host, pid: int, profile: str, ops: int, fileset: FileSet,
             yield env.timeout(think_ms)
 
 
-@lru_cache(maxsize=16)
-def _mechanism(disk: str) -> Mechanism:
-    """Mechanisms hold no per-run state (the head lives in the drive), so runs share them."""
-    return Mechanism(load_disk(disk))
-
-
 def device_stack(disk: str = "atlas10k", array: dict | None = None,
                  drive_scheduler: Any = "fcfs", readahead: bool = True,
                  host: tuple = ()) -> Stack:
@@ -244,10 +236,10 @@ def device_stack(disk: str = "atlas10k", array: dict | None = None,
     paper's servers had them: the drive's idle read-ahead and no other firmware."""
     if array:
         spec = dict(array)
-        mech = _mechanism(spec.pop("disk", disk))
+        mech = shared_mechanism(spec.pop("disk", disk))
         return Stack(mech, scheduler=drive_scheduler, firmware=False,
                      service=IdleReadahead if readahead else None, array=spec, host=host)
-    mech = _mechanism(disk)
+    mech = shared_mechanism(disk)
     return Stack(mech, scheduler=drive_scheduler, firmware=False,
                  service=IdleReadahead(mech) if readahead else None, host=host)
 
