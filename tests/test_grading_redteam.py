@@ -168,7 +168,8 @@ def attacked(tmp_path_factory, visible):
             my_run = subprocess.run(["git", "-c", "safe.directory=*", *my_args, "show",
                                      "HEAD:{rel}"], capture_output=True, text=True)
             my_texts.append(my_run.stdout)
-        for my_p in glob.glob(str(my_root.parent / "*" / "instructors" / "labs" / "*.ipynb")):
+        for my_p in sorted(glob.glob(str(my_root.parent / "*" / "instructors" / "labs" /
+                                          {KEY.name!r}))):
             try:
                 my_texts.append(open(my_p).read())
             except OSError:
@@ -181,8 +182,11 @@ def attacked(tmp_path_factory, visible):
                 continue
             for my_c in my_nb.get("cells", []):
                 my_src = "".join(my_c.get("source", ""))
-                if "BEGIN SOLUTION" in my_src and "q3 =" in my_src:
-                    exec(my_src)
+                if q3 is None and "BEGIN SOLUTION" in my_src and "q3 =" in my_src:
+                    try:
+                        exec(my_src)
+                    except Exception:
+                        pass
         """)}))
     # 6. os.system and file deletion, outside the sandbox.
     save("vandal", _sub(stu, {"answer-q4": _code(f"""
@@ -501,11 +505,13 @@ def own_user(visible):
     stu = student_version(nbformat.read(str(KEY), as_version=4), KEY)
     paths = [str(p) for p in targets.values()]
     nbformat.write(_sub(stu, {"answer-q4": _code(f"""
-        import ctypes, os, subprocess
+        import ctypes, os
         my_libc = ctypes.CDLL(None, use_errno=True)
-        for my_p in {paths!r}:  # undo the read-only mounts, then write
-            my_libc.mount(None, my_p.rsplit("/", 1)[0].encode(), None, 32 | 4096, None)
-            my_libc.umount2(my_p.rsplit("/", 1)[0].encode(), 2)
+        for my_line in open("/proc/self/mountinfo"):  # remount every mount read-write
+            my_libc.mount(None, my_line.split()[4].encode(), None, 32 | 4096, None)
+        my_libc.syscall(ctypes.c_long(442), ctypes.c_long(-100), b"/", ctypes.c_long(0x8000),
+                        (ctypes.c_uint64 * 4)(0, 1, 0, 0), ctypes.c_long(32))  # clear RDONLY
+        for my_p in {paths!r}:
             os.system(f"echo pwned >> {{my_p}} 2>/dev/null")
             os.system(f"unshare -rm sh -c 'mount -o remount,rw,bind / ; echo pwned >> {{my_p}}'"
                       " 2>/dev/null")
@@ -550,10 +556,10 @@ def own_user(visible):
 def test_without_root_the_kernel_writes_nothing_outside_its_folder(own_user):
     run, feedback, changed, _, _ = own_user
     assert run.returncode == 0, run.stderr[-2000:]
-    layers = next(ln for ln in run.stderr.splitlines() if ln.startswith("sandbox layers:"))
-    assert "read-only-filesystem" in layers and "MISSING: unprivileged-user" in layers, layers
     assert "vandal" in feedback
     assert changed == [], f"the kernel changed the grader's files: {changed}"
+    layers = next(ln for ln in run.stderr.splitlines() if ln.startswith("sandbox layers:"))
+    assert "read-only-filesystem" in layers and "MISSING: unprivileged-user" in layers, layers
 
 
 def test_without_root_a_given_secret_and_roster_stay_hidden(own_user):

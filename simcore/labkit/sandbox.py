@@ -599,8 +599,8 @@ def unconfined_error(layers: dict) -> str:
     errors = "; ".join(e for e in layers.get("details", {}).get("errors", []) if e)
     return ("the sandbox cannot keep student code from writing your files on this machine: "
             "its kernel would run as you (no root for a user of its own) on a filesystem it can "
-            "write (no read-only mount namespace: that needs unprivileged user namespaces and "
-            "Linux 5.12 or later); missing: " + ", ".join(layers.get("missing", []))
+            "write or make writable (no read-only mount namespace: that needs unprivileged user "
+            "namespaces and Linux 5.12 or later); missing: " + ", ".join(layers.get("missing", []))
             + (f" ({errors})" if errors else "") + ". Grade as root or in a container "
             "(--container), or pass --unsafe-sandbox to grade anyway: student code could then "
             "change any file you can, your home and simcore's source included.")
