@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -22,8 +26,8 @@ from conftest import require
 
 from simcore.labkit import sandbox
 from simcore.labkit.check import variant_seed
-from simcore.labkit.grade import Options, grade
-from simcore.labkit.report import write_report
+from simcore.labkit.grade import Options, Result, SandboxError, grade
+from simcore.labkit.report import feedback_text, write_report
 from simcore.labkit.student import student_version
 from simcore.labkit.variants import answer_sheet, literal_answers
 
@@ -52,7 +56,19 @@ def _code(src: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def attacked(tmp_path_factory):
+def visible():
+    """A new folder the sandbox does not replace (not under /tmp or another scratch folder), so
+    the kernel sees it; removed afterwards."""
+    base = next((b for b in ("/opt", "/srv", "/var/lib") if os.access(b, os.W_OK)), None)
+    require(base is not None, "no folder outside /tmp to write the red team's files in")
+    d = Path(tempfile.mkdtemp(prefix="disklab-redteam-", dir=base))
+    d.chmod(0o755)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def attacked(tmp_path_factory, visible):
     """All attacks graded in one sandboxed run; the world outside checked before and after."""
     layers = sandbox.probe_layers([])
     require(not layers["missing"], f"the sandbox lacks {layers['missing']} on this machine "
@@ -60,7 +76,8 @@ def attacked(tmp_path_factory):
     key_nb = nbformat.read(str(KEY), as_version=4)
     stu = student_version(key_nb, KEY)
     subs = tmp_path_factory.mktemp("subs")
-    outside = tmp_path_factory.mktemp("outside")
+    outside = visible / "outside"  # where the kernel can see it (a fresh /tmp hides the rest)
+    outside.mkdir()
     outside.chmod(0o777)  # world-writable on purpose: only the sandbox may keep it safe
     sentinel = outside / "precious.txt"
     sentinel.write_text("do not touch\n")
@@ -133,6 +150,43 @@ def attacked(tmp_path_factory):
                     my_src = "".join(my_c.get("source", ""))
                     if "BEGIN SOLUTION" in my_src and "q3 =" in my_src:
                         exec(my_src)
+        """)}))
+    # 5b. Read the key from the repository's git objects (`git show`, through the `.git` file of
+    #     a linked work tree and the main repository it names) or from a sibling work tree.
+    rel = KEY.relative_to(ROOT).as_posix()
+    save("gitreader", _sub(stu, {"answer-q3": _code(f"""
+        import glob, json, pathlib, subprocess
+        my_root = pathlib.Path({str(ROOT)!r})
+        my_dirs = [my_root / ".git"]
+        try:
+            my_gitdir = pathlib.Path((my_root / ".git").read_text().split(":", 1)[1].strip())
+            my_dirs += [my_gitdir, my_gitdir / (my_gitdir / "commondir").read_text().strip()]
+        except (OSError, IndexError):
+            pass
+        my_texts = []
+        for my_args in [["-C", str(my_root)]] + [["--git-dir", str(d)] for d in my_dirs]:
+            my_run = subprocess.run(["git", "-c", "safe.directory=*", *my_args, "show",
+                                     "HEAD:{rel}"], capture_output=True, text=True)
+            my_texts.append(my_run.stdout)
+        for my_p in sorted(glob.glob(str(my_root.parent / "*" / "instructors" / "labs" /
+                                          {KEY.name!r}))):
+            try:
+                my_texts.append(open(my_p).read())
+            except OSError:
+                pass
+        q3 = None
+        for my_text in my_texts:
+            try:
+                my_nb = json.loads(my_text)
+            except ValueError:
+                continue
+            for my_c in my_nb.get("cells", []):
+                my_src = "".join(my_c.get("source", ""))
+                if q3 is None and "BEGIN SOLUTION" in my_src and "q3 =" in my_src:
+                    try:
+                        exec(my_src)
+                    except Exception:
+                        pass
         """)}))
     # 6. os.system and file deletion, outside the sandbox.
     save("vandal", _sub(stu, {"answer-q4": _code(f"""
@@ -278,6 +332,12 @@ def test_the_key_and_other_submissions_cannot_be_read(attacked):
     _unharmed(attacked[2])
 
 
+def test_the_key_cannot_be_read_from_git_or_another_work_tree(attacked):
+    r = attacked[1]["gitreader"]
+    assert r.scores["q3"] == 0, r.lines["q3"]
+    _unharmed(attacked[2])
+
+
 def test_os_system_and_file_deletion_stay_inside(attacked):
     r = attacked[1]["vandal"]
     assert r.scores["q4"] == 0
@@ -384,3 +444,162 @@ def test_a_folder_under_tmp_that_the_kernel_needs_stays_reachable(tmp_path):
     assert run.returncode == 0, run.stderr[-500:]
     assert run.stdout.split() == ["reachable", "read-only"]
     assert (needed / "marker.txt").read_text() == "reachable"
+
+
+# ---- a grader without root: the kernel runs as the grader's own user ------------------------
+
+NOBODY = 65534
+
+
+def _as_nobody(argv: list[str], env: dict[str, str], timeout: float
+               ) -> subprocess.CompletedProcess:
+    """Run ``argv`` as nobody (no root, no groups): a grader without root, whose sandbox is an
+    unprivileged user namespace. Where nobody cannot enter the Python install (pyenv under
+    /root), a private mount namespace covers the closed folder with an open tmpfs and binds the
+    install back; nothing else changes."""
+    setpriv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+    top = sandbox.blocked_ancestor(sys.base_prefix)
+    require(sandbox.blocked_ancestor(sys.prefix) in (None, top) and (
+        top is None or not Path(sys.prefix).resolve().is_relative_to(top)
+        or Path(sys.prefix).resolve().is_relative_to(Path(sys.base_prefix).resolve())),
+        "the venv sits where nobody cannot enter it")
+    if top is None:
+        cmd = [*setpriv, *argv]
+    else:
+        script = ('d=$(mktemp -d) && mount --bind "$1" "$d" && mount -t tmpfs -o mode=755 '
+                  'tmpfs "$2" && mkdir -p "$1" && mount --move "$d" "$1" && rmdir "$d" && '
+                  'shift 2 && exec "$@"')
+        cmd = ["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh",
+               str(Path(sys.base_prefix).resolve()), top, *setpriv, *argv]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def own_user(visible):
+    """``python -m simcore grade`` run as nobody, with a key, a secret, a roster, a home and a
+    copy of simcore's source that nobody owns (as a grader owns its own), outside /tmp where
+    the kernel sees them; two hostile submissions try to change them and to read the secret
+    and the roster."""
+    require(os.geteuid() == 0 and shutil.which("setpriv") is not None
+            and shutil.which("unshare") is not None,
+            "needs root, setpriv and unshare to run the grader as another, unprivileged user")
+    o = visible / "own"
+    repo, home, private, admin = o / "repo", o / "home", o / "private", o / "admin"
+    for part in ("simcore", "data"):
+        shutil.copytree(ROOT / part, repo / part, ignore=shutil.ignore_patterns("__pycache__"))
+    key = repo / "instructors" / "labs" / KEY.name
+    key.parent.mkdir(parents=True)
+    shutil.copy(KEY, key)
+    for d in (home, private, admin, o / "subs", o / "out"):
+        d.mkdir(parents=True)
+    targets = {"home": home / ".profile", "source": repo / "simcore" / "labkit" / "__init__.py",
+               "opt": o / "data.txt"}
+    targets["home"].write_text("# the grader's\n")
+    targets["opt"].write_text("the grader's data\n")
+    secret = private / "secret"
+    secret.write_text(hashlib.sha256(TOKEN.encode()).hexdigest() + "\n")
+    secret.chmod(0o600)
+    roster_id = f"roster-{TOKEN[-8:]}"
+    roster = admin / "roster.csv"
+    roster.write_text(f"vandal.ipynb,vandal\nsnoop.ipynb,snoop\nghost.ipynb,{roster_id}\n")
+    stu = student_version(nbformat.read(str(KEY), as_version=4), KEY)
+    paths = [str(p) for p in targets.values()]
+    nbformat.write(_sub(stu, {"answer-q4": _code(f"""
+        import ctypes, os
+        my_libc = ctypes.CDLL(None, use_errno=True)
+        for my_line in open("/proc/self/mountinfo"):  # remount every mount read-write
+            my_libc.mount(None, my_line.split()[4].encode(), None, 32 | 4096, None)
+        my_libc.syscall(ctypes.c_long(442), ctypes.c_long(-100), b"/", ctypes.c_long(0x8000),
+                        (ctypes.c_uint64 * 4)(0, 1, 0, 0), ctypes.c_long(32))  # clear RDONLY
+        for my_p in {paths!r}:
+            os.system(f"echo pwned >> {{my_p}} 2>/dev/null")
+            os.system(f"unshare -rm sh -c 'mount -o remount,rw,bind / ; echo pwned >> {{my_p}}'"
+                      " 2>/dev/null")
+            try:
+                open(my_p, "a").write("pwned\\n")
+            except OSError:
+                pass
+        try:
+            open({str(repo / "simcore" / "labkit" / "pwned.py")!r}, "w").write("x = 1\\n")
+        except OSError:
+            pass
+        q4 = None
+        """)}), str(o / "subs" / "vandal.ipynb"))
+    nbformat.write(_sub(stu, {"answer-q6": _code(f"""
+        import ctypes
+        my_libc = ctypes.CDLL(None, use_errno=True)
+        my_found = []
+        for my_p in ({str(secret)!r}, {str(roster)!r}):
+            my_libc.umount2(my_p.rsplit("/", 1)[0].encode(), 2)  # uncover the folder
+            try:
+                my_found.append(open(my_p).read()[::-1])  # reversed: past a plain scrub
+            except OSError as my_e:
+                my_found.append(type(my_e).__name__)
+        raise RuntimeError(" | ".join(my_found))
+        """)}), str(o / "subs" / "snoop.ipynb"))
+    before = {k: p.read_bytes() for k, p in targets.items()}
+    subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(o)], check=True)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
+           "PYTHONPATH": str(repo), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
+    run = _as_nobody([sys.executable, "-m", "simcore", "grade", "--key", str(key),
+                      str(o / "subs"), "--out", str(o / "out" / "grades.csv"), "--secret",
+                      str(secret), "--roster", str(roster), "--jobs", "2",
+                      "--cell-timeout", str(CELL_TIMEOUT), "--cpu-seconds", "300"], env, 900)
+    feedback = {p.stem: p.read_text(encoding="utf-8")
+                for p in (o / "out" / "grades_feedback").glob("*.md")}
+    changed = [k for k, p in targets.items() if p.read_bytes() != before[k]]
+    if (repo / "simcore" / "labkit" / "pwned.py").exists():
+        changed.append("new file in the source")
+    return run, feedback, changed, secret.read_text().strip(), roster_id
+
+
+def test_without_root_the_kernel_writes_nothing_outside_its_folder(own_user):
+    run, feedback, changed, _, _ = own_user
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "vandal" in feedback
+    assert changed == [], f"the kernel changed the grader's files: {changed}"
+    layers = next(ln for ln in run.stderr.splitlines() if ln.startswith("sandbox layers:"))
+    assert "read-only-filesystem" in layers and "MISSING: unprivileged-user" in layers, layers
+
+
+def test_without_root_a_given_secret_and_roster_stay_hidden(own_user):
+    run, feedback, _, secret, roster_id = own_user
+    assert run.returncode == 0, run.stderr[-2000:]
+    text = feedback["snoop"]
+    assert "did not run cleanly" in text, text
+    for leaked in (secret, secret[::-1], roster_id, roster_id[::-1]):
+        assert leaked[:12] not in text, text
+
+
+def test_grading_refuses_where_the_kernel_could_write_the_graders_files(monkeypatch, tmp_path):
+    """No user of its own and no read-only filesystem: grading stops before it starts, naming
+    what is missing, unless the instructor asked for it (and the summary then says so)."""
+    bare = {"layers": ["mount-namespace", "rlimits"],
+            "missing": ["unprivileged-user", "read-only-filesystem"], "details": {}}
+    monkeypatch.setattr(sandbox, "probe_layers", lambda *a, **k: bare)
+    with pytest.raises(SandboxError, match="read-only-filesystem.*--unsafe-sandbox"):
+        grade(KEY, [tmp_path / "x.ipynb"], opts=Options(cell_timeout=5, timeout=5))
+    require(os.geteuid() == 0 and shutil.which("setpriv") is not None, "needs root and setpriv")
+    work = Path(tempfile.mkdtemp(prefix="disklab-refuse-"))
+    try:  # the launcher itself will not start a kernel as its grader without namespaces
+        work.chmod(0o777)
+        cfg = sandbox.make_config(work, None, None, [], namespaces=False)
+        run = _as_nobody([*sandbox.launcher_argv(cfg), "/bin/true"],
+                         {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, 60)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    assert run.returncode != 0 and "refusing" in run.stderr, (run.returncode, run.stderr)
+
+
+def test_feedback_never_shows_the_secret(tmp_path):
+    """Should an exception's text carry the secret (the sandbox hides its file), whole or cut
+    short, the feedback shows ``<secret>`` instead."""
+    from simcore.labkit.grade import Key
+
+    key = Key(KEY, SECRET)
+    text = SECRET.decode()
+    r = Result(str(tmp_path / "eve.ipynb"), "eve", "file name",
+               notes=[f"Your answer cell raised RuntimeError: {text}",
+                      f"it raised RuntimeError: {'x' * 150}{text[:40]} ..."])
+    out = feedback_text(key, r)
+    assert text[:12] not in out and text[-12:] not in out and "<secret>" in out, out

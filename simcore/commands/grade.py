@@ -48,6 +48,10 @@ def register(sub) -> None:
                    help="processes and threads per sandbox user")
     p.add_argument("--no-sandbox", action="store_true",
                    help="run kernels as yourself, unconfined (trusted notebooks only)")
+    p.add_argument("--unsafe-sandbox", action="store_true",
+                   help="grade even where the sandbox cannot keep student code from writing "
+                   "your files (no root and no read-only mount namespace); said so in the "
+                   "output and the summary")
     p.add_argument("--container", choices=["docker", "podman"], help="print the command that "
                    "grades inside a throwaway container instead, and exit")
     p.add_argument("--keep-merged", action="store_true",
@@ -97,7 +101,8 @@ def _container_options(args, out: Path) -> list[str]:
     opts += ["--timeout", str(args.timeout), "--memory-mb", str(args.memory_mb),
              "--processes", str(args.processes)]
     opts += [flag for flag, on in (("--keep-merged", args.keep_merged),
-                                   ("--force", args.force)) if on]
+                                   ("--force", args.force),
+                                   ("--unsafe-sandbox", args.unsafe_sandbox)) if on]
     if args.feedback:
         fb = Path(args.feedback).resolve()
         if fb.parent != out.resolve().parent:
@@ -149,15 +154,25 @@ def main(args) -> int:
         raise ValueError(str(exc)) from None
     limits = sandbox.Limits(cpu_s=args.cpu_seconds, memory_mb=args.memory_mb,
                             processes=args.processes)
+    # the secret and the roster named here are hidden from the sandbox with the rest
+    hide = g.hidden_paths(key_path, subs, [p for p in (args.secret, args.roster) if p])
     opts = g.Options(cell_timeout=args.cell_timeout, timeout=args.timeout,
-                     use_sandbox=not args.no_sandbox, limits=limits,
-                     keep_merged=args.keep_merged, roster=roster, deadline=deadline)
+                     use_sandbox=not args.no_sandbox, limits=limits, hide=hide,
+                     keep_merged=args.keep_merged, roster=roster, deadline=deadline,
+                     unsafe_sandbox=args.unsafe_sandbox)
     layers = None
     if opts.use_sandbox:
-        layers = sandbox.probe_layers(g.hidden_paths(key_path, subs), limits)
+        layers = sandbox.probe_layers(hide, limits)
         print("sandbox layers: " + (", ".join(layers["layers"]) or "none")
               + (f"; MISSING: {', '.join(layers['missing'])}" if layers["missing"] else ""),
               file=sys.stderr)
+        if not sandbox.confined(layers):
+            if not args.unsafe_sandbox:
+                raise g.SandboxError(sandbox.unconfined_error(layers))
+            print("WARNING: --unsafe-sandbox: student code can change any file you can "
+                  "(your home, simcore's source)", file=sys.stderr)
+            layers = {**layers, "missing": [*layers["missing"],
+                                            "confinement (graded with --unsafe-sandbox)"]}
     else:
         layers = {"layers": [], "missing": ["all: --no-sandbox"]}
         print("WARNING: --no-sandbox: student code runs as you, unconfined", file=sys.stderr)

@@ -57,6 +57,7 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
+from ..errors import DisklabError
 from . import answers, attach, judges, sandbox
 from .check import variant_seed
 from .labformat import (
@@ -78,6 +79,11 @@ from .variants import DEFAULT_ID, declared_id, metadata_id, run_key, set_seed, s
 
 MAX_SUBMISSION_BYTES = 20_000_000
 EXPORT_TAG = "disklab-export"
+
+
+class SandboxError(DisklabError):
+    """The sandbox cannot keep student code from the grader's files, and nobody said grade
+    anyway (:attr:`Options.unsafe_sandbox`)."""
 
 
 @dataclass
@@ -556,6 +562,7 @@ class Options:
     hide: list[str] = field(default_factory=list)
     keep_merged: bool = False
     roster: dict[str, str] | None = None
+    unsafe_sandbox: bool = False  # grade even where student code could write the grader's files
     deadline: float | None = None  # a POSIX time; later file times are flagged late
 
 
@@ -721,7 +728,8 @@ def _sandboxed_run(merged: NotebookNode, opts: Options, slots: Slots | None,
             hide = [*opts.hide, str(private)]
             cfg = sandbox.make_config(work, uid if "unprivileged-user" in layers["layers"]
                                       else None, gid, hide, opts.limits,
-                                      namespaces="mount-namespace" in layers["layers"])
+                                      namespaces="mount-namespace" in layers["layers"],
+                                      unsafe=opts.unsafe_sandbox)
         usage: dict = {}
         try:
             return run_nbval(nb_path, cell_timeout=opts.cell_timeout, timeout=opts.timeout,
@@ -886,6 +894,9 @@ def grade(key_path: str | Path, submissions: Sequence[str | Path], *, jobs: int 
     opts.hide = sorted({*opts.hide, *hidden_paths(key.path, paths)})
     key.layers = (sandbox.probe_layers(opts.hide, opts.limits) if opts.use_sandbox
                   else {"layers": [], "missing": ["all (grading without a sandbox)"]})
+    if opts.use_sandbox and not opts.unsafe_sandbox and not sandbox.confined(key.layers):
+        key.close()
+        raise SandboxError(sandbox.unconfined_error(key.layers))
     jobs = default_jobs(jobs)
     slots = Slots(jobs, opts.use_sandbox)
     results: list[Result | None] = [None] * len(paths)
@@ -919,24 +930,59 @@ def _run_all(key: Key, paths: list[Path], jobs: int, opts: Options, slots: Slots
                 progress(r)
 
 
-def hidden_paths(key_path: Path, submissions: Sequence[Path]) -> list[str]:
-    """What the sandbox must not see: the key's folder, the submissions, the secret."""
+def hidden_paths(key_path: Path, submissions: Sequence[Path],
+                 private: Sequence[str | Path] = ()) -> list[str]:
+    """What the sandbox must not see: the key's folder, the submissions, the secret, ``private``
+    (the roster, a secret named on the command line), the repositories' git folders (their
+    objects hold the key) and the key's folder in every work tree of its repository."""
     from . import secret
 
-    protected = {Path(p).resolve() for p in sandbox.default_expose()}
+    protected = {Path(p).resolve() for p in [*sandbox.default_expose(), tempfile.gettempdir(),
+                                             *sandbox.SCRATCH]}
 
     def safe_to_cover(d: Path) -> bool:
         return d != Path("/") and not any(p == d or d in p.parents for p in protected)
 
     out: set[str] = set()
-    for p in [key_path, *submissions]:
+    for p in [key_path, *submissions, *map(Path, private), secret.default_path()]:
         p = p.resolve()
         out.add(str(p.parent) if safe_to_cover(p.parent) else str(p))
-    here = Path(__file__).resolve().parents[2] / "instructors"
-    if here.exists():
-        out.add(str(here))
-    out.add(str(secret.default_path().resolve().parent))
-    return sorted(out)
+    key = Path(key_path).resolve()
+    for start in (key.parent, Path(__file__).resolve().parents[2]):
+        gitdirs, trees = _git_paths(start)
+        out.update(str(g) for g in gitdirs if safe_to_cover(g))
+        mine = next((t for t in trees if t in key.parents), None)
+        for t in trees:
+            for d in (t / "instructors", t / key.parent.relative_to(mine) if mine else None):
+                if d is not None and d.exists() and safe_to_cover(d):
+                    out.add(str(d))
+    return sorted(p for p in out if not any(str(a) in out for a in Path(p).parents))
+
+
+def _git_paths(path: Path) -> tuple[set[Path], set[Path]]:
+    """The git folders of the repository holding ``path``, and the top folders of its work trees.
+
+    A linked work tree's ``.git`` is a file naming its folder in the main
+    repository, whose objects hold every file ever committed (a key included).
+    """
+    top = next((p for p in [path, *path.parents] if (p / ".git").exists()), None)
+    if top is None:
+        return set(), set()
+    dot = common = top / ".git"
+    gitdirs, trees = {dot}, {top}
+    with contextlib.suppress(OSError):
+        if dot.is_file():
+            line = dot.read_text(errors="replace").strip()
+            gitdir = (top / line.removeprefix("gitdir:").strip()).resolve()
+            link = gitdir / "commondir"
+            common = (gitdir / link.read_text().strip()).resolve() if link.is_file() else gitdir
+            gitdirs |= {gitdir, common}
+        if common.name == ".git":
+            trees.add(common.parent)  # the main work tree
+        for w in (common / "worktrees").iterdir():
+            with contextlib.suppress(OSError):
+                trees.add(Path((w / "gitdir").read_text().strip()).resolve().parent)
+    return gitdirs, trees
 
 
 def _mark_duplicates(results: list[Result]) -> None:
@@ -988,6 +1034,7 @@ __all__ = [
     "LabFormatError",
     "Options",
     "Result",
+    "SandboxError",
     "collect_submissions",
     "grade",
     "grade_one",

@@ -90,7 +90,30 @@ def feedback_text(key: Key, r: Result) -> str:
         lines += ["", "## Notes", ""]
         lines += [f"- {n}" for n in r.notes]
     lines.append("")
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    if key.secret:  # the sandbox hides it; should an exception's text carry it all the same
+        text = without_secret(text, key.secret.decode(errors="replace"))
+    return text
+
+
+def without_secret(text: str, secret: str, least: int = 12) -> str:
+    """``text`` with every run of ``least`` or more characters of ``secret`` (all of it, or a
+    part cut off by a shortened message) replaced by ``<secret>``."""
+    hit = [False] * len(text)
+    for i in range(max(1, len(secret) - least + 1)):
+        piece = secret[i:i + least]
+        at = text.find(piece) if piece else -1
+        while at >= 0:
+            hit[at:at + len(piece)] = [True] * len(piece)
+            at = text.find(piece, at + 1)
+    out, i = [], 0
+    while i < len(text):
+        j = i
+        while j < len(text) and hit[j] == hit[i]:
+            j += 1
+        out.append("<secret>" if hit[i] else text[i:j])
+        i = j
+    return "".join(out)
 
 
 def check_writable(out_csv: Path, feedback_dir: Path, names: Sequence[str], force: bool) -> None:

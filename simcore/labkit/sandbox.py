@@ -7,9 +7,12 @@ python -c <start ipykernel> -f conn.json``, :func:`launcher_argv` and
 of student code:
 
 - **namespaces** (``unshare``): a new mount namespace where ``/tmp``,
-  ``/var/tmp``, ``/dev/shm`` and ``/run/lock`` are fresh, small tmpfs and
-  the key, the other submissions, the grader's records and the instructor's
-  secret are covered (a tmpfs over a folder, ``/dev/null`` over a file); a new
+  ``/var/tmp``, ``/dev/shm`` and ``/run/lock`` are fresh, small tmpfs, the
+  key, the other submissions, the grader's records, the repository's git
+  folders and the instructor's secret and roster are covered (a tmpfs over a
+  folder, ``/dev/null`` over a file), and every other mount is read-only
+  except the sandbox folder (so whatever user the kernel runs as, it can
+  write nothing else); a new
   network namespace with no interface up (no network); a new PID namespace
   whose first process is the kernel, so when it ends the kernel of Linux
   kills everything the notebook started, detached daemons included;
@@ -23,7 +26,10 @@ of student code:
   crosses.
 
 Without root, the namespaces come from an unprivileged user namespace when
-the kernel allows it; whatever layer is missing is named by
+the kernel allows it, and the kernel runs as the grader's own user: then the
+read-only filesystem is what keeps it from the grader's files, and the
+launcher refuses to start a kernel without it unless told ``unsafe``
+(:func:`confined`). Whatever layer is missing is named by
 :func:`probe_layers` and written into the grades and the log. The kernel talks
 to nbval over Unix sockets (Jupyter's ``ipc`` transport) in the sandbox folder,
 which work across network namespaces. For a grading server with containers,
@@ -53,6 +59,8 @@ CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x10000000, 0x
     0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+AT_FDCWD, AT_RECURSIVE, MOUNT_ATTR_RDONLY = -100, 0x8000, 1
+SYS_MOUNT_SETATTR = 442  # the same number on every architecture (Linux 5.12 and later)
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
 SCRATCH = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"]
 ENV_KEEP = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "PYTHONHASHSEED", "TZ")
@@ -89,6 +97,7 @@ class Config:
     expose: list[str] = field(default_factory=list)
     limits: Limits = field(default_factory=Limits)
     namespaces: bool = True
+    unsafe: bool = False  # start a kernel that could write the grader's files (asked for)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -124,6 +133,20 @@ def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: s
                       enc(data) if data else None), f"mount {target}")
 
 
+class _MountAttr(ctypes.Structure):
+    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
+                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+
+
+def _read_only(path: str, on: bool, recursive: bool = False) -> None:
+    """Make the mount at ``path`` (and every mount below it) read-only, or writable again."""
+    attr = _MountAttr(MOUNT_ATTR_RDONLY if on else 0, 0 if on else MOUNT_ATTR_RDONLY, 0, 0)
+    _check(_c().syscall(ctypes.c_long(SYS_MOUNT_SETATTR), ctypes.c_long(AT_FDCWD),
+                        ctypes.c_char_p(path.encode()),
+                        ctypes.c_long(AT_RECURSIVE if recursive else 0), ctypes.byref(attr),
+                        ctypes.c_long(ctypes.sizeof(attr))), f"mount_setattr {path}")
+
+
 def _write(path: str, text: str) -> None:
     with open(path, "w") as fh:
         fh.write(text)
@@ -136,17 +159,25 @@ def _enter_namespaces(cfg: Config) -> list[str]:
     if uid != 0:
         flags |= CLONE_NEWUSER
     _check(_c().unshare(flags), "unshare")
-    if uid != 0:
+    if uid != 0:  # the same ids inside: not root there, so the kernel's exec drops every
+        # capability the namespace gave, and it cannot undo the mounts below
         _write("/proc/self/setgroups", "deny")
-        _write("/proc/self/uid_map", f"0 {uid} 1")
-        _write("/proc/self/gid_map", f"0 {gid} 1")
+        _write("/proc/self/uid_map", f"{uid} {uid} 1")
+        _write("/proc/self/gid_map", f"{gid} {gid} 1")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     return ["mount-namespace", "network-namespace", "pid-namespace"] + (
         ["user-namespace"] if uid != 0 else [])
 
 
-def _build_filesystem(cfg: Config) -> None:
-    """Fresh scratch folders, the sandbox folder kept, everything in ``hide`` covered."""
+def _build_filesystem(cfg: Config, own_user: bool) -> None:
+    """Fresh scratch folders, the sandbox folder kept, everything in ``hide`` covered, the rest
+    read-only.
+
+    Only the sandbox folder and the fresh scratch folders stay writable. If the
+    filesystem cannot be made read-only, that is an error when the kernel runs
+    as the grader's own user (``own_user``), unless the configuration says
+    ``unsafe``; a kernel with a user of its own is still kept out by file modes.
+    """
     work = os.path.realpath(cfg.workdir)
     keep = os.open(work, os.O_RDONLY | os.O_DIRECTORY)
     # what the kernel needs (the venv, simcore's source) may itself live under a scratch
@@ -156,12 +187,11 @@ def _build_filesystem(cfg: Config) -> None:
         if os.path.isdir(path) and any(path == d or path.startswith(d + "/") for d in SCRATCH):
             needed[path] = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     size = f"size={cfg.limits.scratch_mb}m"
-    for d in SCRATCH:
-        if os.path.isdir(d) and not os.path.islink(d):
-            _mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, f"{size},mode=1777")
-    if not os.path.isdir(work):  # the sandbox folder was under a scratch folder: put it back
-        os.makedirs(work, exist_ok=True)
-        _mount(f"/proc/self/fd/{keep}", work, None, MS_BIND | MS_REC)
+    scratch = [d for d in SCRATCH if os.path.isdir(d) and not os.path.islink(d)]
+    for d in scratch:
+        _mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, f"{size},mode=1777")
+    os.makedirs(work, exist_ok=True)  # gone if it was under a scratch folder: put it back
+    _mount(f"/proc/self/fd/{keep}", work, None, MS_BIND | MS_REC)  # a mount of its own
     os.close(keep)
     for path, fd in needed.items():  # read-only; the paths to hide are covered below
         os.makedirs(path, mode=0o755, exist_ok=True)
@@ -176,6 +206,16 @@ def _build_filesystem(cfg: Config) -> None:
             _mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000")
         else:
             _mount("/dev/null", p, None, MS_BIND)
+    try:
+        _read_only("/", True, recursive=True)
+    except OSError as exc:
+        if own_user and not cfg.unsafe:
+            raise OSError(exc.errno, f"the filesystem cannot be made read-only ({exc}); "
+                          "the kernel would run as the grader's own user and could write "
+                          "the grader's files") from exc
+    else:
+        for d in [*scratch, work]:  # no mount below them is writable (needed: read-only)
+            _read_only(d, False)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
 
 
@@ -248,6 +288,11 @@ def _clean_env(cfg: Config) -> dict[str, str]:
 def launch(cfg: Config, argv: list[str]) -> int:
     """Run ``argv`` inside the sandbox; return its exit status (used by ``__main__``)."""
     layers: list[str] = []
+    own_user = cfg.uid is None or os.getuid() != 0  # the kernel runs as the grader's user
+    if own_user and not cfg.namespaces and not cfg.unsafe:
+        print("disklab sandbox: refusing to start a kernel as the grader's own user without "
+              "namespaces (it could write the grader's files)", file=sys.stderr)
+        return 121
     if cfg.namespaces:
         layers = _enter_namespaces(cfg)
     for a in argv:  # the connection file the kernel must read is written by the grader
@@ -257,7 +302,7 @@ def launch(cfg: Config, argv: list[str]) -> int:
     if pid == 0:  # PID 1 of the new namespace (or a plain child without namespaces)
         try:
             if layers:
-                _build_filesystem(cfg)
+                _build_filesystem(cfg, own_user)
             _limit(cfg)
             _drop(cfg)
             _check(_c().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
@@ -309,7 +354,11 @@ def claim_slot(max_slots: int = 64) -> int:
         for slot in range(max_slots):
             if slot in _held:
                 continue
-            fd = os.open(LOCKS / f"disklab-sandbox-slot{slot}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            try:  # another user's grader made this slot's lock file: not ours to take
+                fd = os.open(LOCKS / f"disklab-sandbox-slot{slot}.lock",
+                             os.O_RDWR | os.O_CREAT, 0o600)
+            except PermissionError:
+                continue
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
@@ -375,10 +424,11 @@ def default_expose() -> list[str]:
 
 
 def make_config(workdir: str | Path, uid: int | None, gid: int | None, hide: list[str],
-                limits: Limits | None = None, namespaces: bool = True) -> Config:
+                limits: Limits | None = None, namespaces: bool = True,
+                unsafe: bool = False) -> Config:
     """A launcher configuration; namespaces only where the machine has them."""
     return Config(str(workdir), uid, gid, list(hide), default_expose(), limits or Limits(),
-                  namespaces)
+                  namespaces, unsafe)
 
 
 def _dead(proc: Path) -> bool:
@@ -471,6 +521,16 @@ try:
     open("/tmp/.disklab-probe", "w").write("x"); out["tmp_private"] = True
 except OSError:
     out["tmp_private"] = False
+allowed = [os.getcwd(), "/proc", "/tmp", "/var/tmp", "/dev/shm", "/run/lock"]
+out["writable_mounts"] = []
+for line in open("/proc/self/mountinfo"):
+    f = line.split()
+    point = f[4].encode().decode("unicode_escape")
+    if "rw" in f[5].split(",") and not any(point == a or point.startswith(a + "/")
+                                           for a in allowed):
+        out["writable_mounts"].append(point)
+out["cap_eff"] = next(int(ln.split()[1], 16) for ln in open("/proc/self/status")
+                      if ln.startswith("CapEff:"))
 import resource
 out["nproc"] = resource.getrlimit(resource.RLIMIT_NPROC)[0]
 out["as_mb"] = resource.getrlimit(resource.RLIMIT_AS)[0] // 2**20
@@ -497,7 +557,7 @@ def probe_layers(hide: list[str] | None = None, limits: Limits | None = None) ->
         for ns, drop in ((True, True), (False, True), (False, False)):
             uid, gid = (user[0], user[1]) if user and drop else (None, None)
             work = make_workdir(uid, gid)
-            cfg = make_config(work, uid, gid, hide, limits, namespaces=ns)
+            cfg = make_config(work, uid, gid, hide, limits, namespaces=ns, unsafe=True)
             try:
                 run = subprocess.run([*launcher_argv(cfg), sys.executable, "-c", _PROBE_CODE,
                                       *hide], capture_output=True, text=True, timeout=120)
@@ -519,11 +579,31 @@ def probe_layers(hide: list[str] | None = None, limits: Limits | None = None) ->
         unpriv = details.get("uid", 0) != 0 and details.get("uid") != os.getuid()
         (layers if unpriv else missing).append("unprivileged-user")
         (layers if "uid" in details else missing).append("rlimits")
+        (layers if ns and details.get("writable_mounts") == [] and details.get("cap_eff") == 0
+         else missing).append("read-only-filesystem")
         (layers if ns and not details.get("hidden_readable") else missing).append("hidden-paths")
         result = {"layers": layers, "missing": missing, "details": details,
                   "user": user[2] if user else None}
         _layers_cache[key] = result
         return result
+
+
+def confined(layers: dict) -> bool:
+    """Whether a kernel can write nothing of the grader's: it runs as a user of its own, or
+    sees a read-only filesystem it cannot make writable again."""
+    return bool({"unprivileged-user", "read-only-filesystem"} & set(layers.get("layers", [])))
+
+
+def unconfined_error(layers: dict) -> str:
+    """Why grading refuses to start where :func:`confined` is false, and what to do."""
+    errors = "; ".join(e for e in layers.get("details", {}).get("errors", []) if e)
+    return ("the sandbox cannot keep student code from writing your files on this machine: "
+            "its kernel would run as you (no root for a user of its own) on a filesystem it can "
+            "write or make writable (no read-only mount namespace: that needs unprivileged user "
+            "namespaces and Linux 5.12 or later); missing: " + ", ".join(layers.get("missing", []))
+            + (f" ({errors})" if errors else "") + ". Grade as root or in a container "
+            "(--container), or pass --unsafe-sandbox to grade anyway: student code could then "
+            "change any file you can, your home and simcore's source included.")
 
 
 def container_command(key: str | Path, submissions: str | Path, out: str | Path,
