@@ -74,24 +74,41 @@ def test_lab1_marks_plots_and_hardware_for_nbval(key):
 
 
 def test_lab1_answers_for_the_demo_variant_by_hand(key):
-    sheet = run_key(key, "demo", variant_seed("demo", "lab1"), LAB1)  # the public demo variant
+    seed = variant_seed("demo", "lab1")  # the public demo variant
+    sheet = run_key(key, "demo", seed, LAB1)
+    v = lab1_variant(key)(seed)
     # The demo variant draws the HP C2247: 5,400 RPM, 96 sectors per track outermost, 56 inner.
+    assert v.prof.id == "hpc2247"
     prof = simcore.load_disk("hpc2247")
     mech = simcore.Mechanism(prof)
     assert prof.rpm == 5400
-    assert sheet["q1"] == pytest.approx(30000 / 5400, rel=1e-9)        # 5.556 ms, not 5.7
-    assert sheet["q1"] == pytest.approx(5.556, abs=5e-4)
-    assert sheet["q6"] == pytest.approx(96 / 56, rel=1e-9)
     rev = 60000 / 5400
-    q7_by_hand = (mech.seek.average_ms() + rev / 2) / rev * 96 * 512 / 1024
+    # q1: each of the variant's reads waits half a revolution on average, 5.556 ms (not 5.7)
+    assert sheet["q1"] == pytest.approx(v.q1_reads * 30000 / 5400, rel=1e-9)
+    assert sheet["q1"] == pytest.approx(v.q1_reads * 5.556, rel=1e-4)
+    # q6: the variant's file at 96 and at 56 sectors per revolution (MB/s is 10^3 bytes per ms)
+    outer, inner = 96 * 512 / rev / 1e3, 56 * 512 / rev / 1e3
+    assert outer == pytest.approx(4.424, abs=1e-3) and inner == pytest.approx(2.580, abs=1e-3)
+    assert sheet["q6"] == pytest.approx(v.q6_mib * 2**20 / 1e3 * (1 / inner - 1 / outer),
+                                        rel=1e-9)
+    # q7: transfer = positioning * p / (100 - p), in the variant's zone
+    spt = mech.layout.sectors_per_track(v.q7_zone)
+    assert 56 <= spt <= 96
     # the extracted drive's measured seeks average 11.5 ms (the datasheet says 10)
     assert mech.seek.average_ms() == pytest.approx(11.5, rel=0.01)
+    share = v.q7_pct / (100 - v.q7_pct)
+    q7_by_hand = (mech.seek.average_ms() + rev / 2) * share / rev * spt * 512 / 1024
     assert sheet["q7"] == pytest.approx(q7_by_hand, rel=1e-9)
-    assert sheet["q7"] == pytest.approx((11.5 + 5.556) / 11.111 * 48, rel=0.01)
+    assert sheet["q7"] == pytest.approx((11.5 + 5.556) * share / 11.111 * spt / 2, rel=0.01)
     q4 = sheet["q4"]
     assert set(q4) == {"seek", "rotation", "transfer", "interface"}
     assert sheet["q5"] == max(q4, key=q4.get)
-    assert 0 <= q4["rotation"] < rev + 1e-9
+    # each track the read touches (at most 56 sectors inside) waits less than a revolution
+    assert 0 <= q4["rotation"] < rev * (2 * v.q4_kib / 56 + 2)
+    # and its transfer is every piece's sectors passing under the head, track by track
+    assert q4["transfer"] == pytest.approx(sum(
+        p.span * rev / p.sectors_per_track for p in mech.layout.pieces(v.q4_lba, 2 * v.q4_kib)),
+        rel=1e-9)
 
 
 def test_lab1_q8_sequential_read_lies_between_analytic_bounds(key):
@@ -135,11 +152,68 @@ def test_lab1_q2_is_sectors_over_sectors_per_track_of_a_revolution(key):
 
 def test_variants_spread_over_the_disks(key):
     # Only the disk choice matters here: a stand-in Mechanism skips fitting the seek curves.
-    light = SimpleNamespace(load_disk=simcore.load_disk, labkit=simcore.labkit,
-                            Mechanism=lambda prof: SimpleNamespace(layout=simcore.Layout(prof)))
-    variant = lab1_variant(key, light)
+    variant = lab1_variant(key, _light(_layout_only))
     disks = {variant(variant_seed(f"student{i:02d}", "lab1")).prof.id for i in range(30)}
     assert len(disks) >= 5
+
+
+def _light(mechanism):
+    """simcore with its Mechanism replaced (the lab's variant function builds one per seed)."""
+    return SimpleNamespace(load_disk=simcore.load_disk, labkit=simcore.labkit,
+                           Mechanism=mechanism)
+
+
+def _layout_only(prof):
+    """A stand-in Mechanism that skips fitting the seek curves (the setup cell prints three
+    points of it)."""
+    return SimpleNamespace(layout=simcore.Layout(prof),
+                           seek=SimpleNamespace(three_points=lambda: (0.0, 0.0, 0.0)))
+
+
+def test_every_graded_value_depends_on_more_than_the_disk(key):
+    """Review G6: a classmate who drew the same disk must earn nothing from copying. For pairs of
+    ids that share a disk, no graded answer of one passes the grader's rule under the other's
+    variant (q5 names one of four components, so it can only vary: see the next test; q9's
+    measurement must name the variant's own mystery disk)."""
+    from simcore.labkit import answers
+    from simcore.labkit.labformat import inspect_lab
+
+    layout_only = lab1_variant(key, _light(_layout_only))
+    by_disk: dict[str, list[str]] = {}
+    for i in range(40):
+        sid = f"pair{i:02d}"
+        by_disk.setdefault(layout_only(variant_seed(sid, "lab1", SECRET)).prof.id, []).append(sid)
+    groups = [ids[:2] for _, ids in sorted(by_disk.items()) if len(ids) >= 2][:4]
+    assert len(groups) == 4
+    info = inspect_lab(key, LAB1)
+    rules = {c.question: answers.Rule.from_meta(c.rule) for c in info.checks if not c.judge}
+    graded = [q for q, pts in info.max_points().items() if pts > 0]
+    assert set(graded) - set(rules) == {"q9"}
+    for a, b in groups:
+        sa, sb = (answer_sheet(key, sid, LAB1, secret=SECRET) for sid in (a, b))
+        for q in graded:
+            if q == "q9":
+                va, vb = (layout_only(variant_seed(sid, "lab1", SECRET)) for sid in (a, b))
+                assert va.mystery != vb.mystery
+            elif q != "q5":
+                assert not answers.compare(sa[q], sb[q], rules[q])[0], (q, a, b, sa[q], sb[q])
+
+
+def test_q5_is_seek_rotation_or_transfer_about_as_often(key):
+    """The request of q4 is drawn so that which component takes longest differs between
+    variants: each of seek, rotation and transfer wins for at least a fifth of them."""
+    import collections
+    import functools
+
+    variant = lab1_variant(key, _light(functools.lru_cache(maxsize=None)(simcore.Mechanism)))
+    wins: collections.Counter = collections.Counter()
+    for i in range(90):
+        v = variant(variant_seed(f"q5-{i:02d}", "lab1", SECRET))
+        parts = dict(zip(("seek", "rotation", "transfer", "interface"),
+                         v.mech.access(v.q4_lba, 2 * v.q4_kib, False, v.q4_start,
+                                       simcore.HeadState(v.q4_cyl, 0))[:4], strict=True))
+        wins[max(parts, key=parts.get)] += 1
+    assert all(wins[k] >= 18 for k in ("seek", "rotation", "transfer")), wins
 
 
 # -- the data behind the hardware part ---------------------------------------------------------
