@@ -36,22 +36,68 @@ def fio_command(sock: str, name: str, fio_args: list[str]) -> list[str]:
             "--output-format=json", f"--name={name}", *fio_args]
 
 
+#: The share of a request's time (fio's mean completion latency) the served drive may add by
+#: answering late before the run is taken again. The server answers at the model's times, but
+#: on a busy machine (Binder, a class's shared server) it waits for a CPU and answers late,
+#: and fio, which sends its next request on each reply, measures a slower drive than the
+#: model: a few per cent of lateness already moves a rate out of a question's tolerance.
+LATE_SHARE = 0.02
+#: Runs of one measurement at most: the least late is kept (and said to be late if it is).
+ATTEMPTS = 3
+
+
+def late_share(lateness: dict, run: FioRun) -> float:
+    """The served drive's mean lateness as a share of fio's mean completion latency."""
+    if not lateness.get("requests") or run.read_mean_ms <= 0:
+        return 0.0
+    return max(0.0, float(lateness["mean_ms"])) / run.read_mean_ms
+
+
 def fio_served(kind: str, serve_args: list[str], fio_args: list[str],
                timeout_s: float = 300, tag: str = "") -> FioRun:
     """Serve a drive (``serve_args``, e.g. ``["--mystery", token]``), run one fio job, attach it.
 
     ``tag`` (a mystery disk's token, say) goes into the server's socket path, so
     fio's report names the drive it measured (its ``uri``) and a judge can tell
-    one student's drive from another's. Raises :class:`NotMeasured` when fio is
-    missing or the run fails, with the install line or fio's own message.
+    one student's drive from another's. A run the server answered late
+    (:data:`LATE_SHARE`: the machine was busy) is taken again, up to :data:`ATTEMPTS`
+    runs; the least late is attached, with a warning if it is still late. Raises
+    :class:`NotMeasured` when fio is missing or the run fails, with the install line or
+    fio's own message.
     """
     if tag and not tag.replace("-", "").isalnum():
         raise ValueError(f"tag must be letters, digits and '-' (got {tag!r})")
-    from ..serve.served import ServedDisk
-
     if shutil.which("fio") is None:
         raise NotMeasured("fio is not installed (apt-get install fio; Debian's fio has the nbd "
                           "engine)")
+    best = None
+    for _ in range(ATTEMPTS):
+        out, shown, lateness = _fio_once(kind, serve_args, fio_args, timeout_s, tag)
+        run = read_fio(out)
+        share = late_share(lateness, run)
+        if best is None or share < best[0]:
+            best = (share, out, shown, run)
+        if share <= LATE_SHARE:
+            break
+    share, out, shown, run = best
+    late = ("" if share <= LATE_SHARE else
+            f" WARNING: the served drive answered late (by {100 * share:.0f} % of a "
+            "request's time: the machine is busy), so this rate is lower than the drive's; "
+            "run the cell again when the machine is quieter.")
+    attach.attach(kind, "fio", out, target="emulated: python -m simcore serve "
+                  + " ".join(serve_args), command=shown,
+                  summary=f"MEASURED now on the emulated drive ({' '.join(serve_args)}): "
+                          f"{run.read_mb_s:.2f} MB/s, {run.read_iops:.1f} IOPS, mean latency "
+                          f"{run.read_mean_ms:.3f} ms. fio's report is attached (saved with the "
+                          "notebook; the grader checks your answer against it)." + late)
+    return run
+
+
+def _fio_once(kind: str, serve_args: list[str], fio_args: list[str], timeout_s: float,
+              tag: str) -> tuple[str, str, dict]:
+    """One served fio run: fio's JSON, the command as shown, the server's lateness summary."""
+    from ..serve.served import ServedDisk
+
     with tempfile.TemporaryDirectory(prefix=f"disklab-fio-{tag + '-' if tag else ''}") as tmp:
         try:
             with ServedDisk(tmp, serve_args) as disk:
@@ -61,15 +107,8 @@ def fio_served(kind: str, serve_args: list[str], fio_args: list[str],
             raise NotMeasured(f"the served drive could not be measured: {exc}") from exc
     if res.returncode != 0:
         raise NotMeasured(f"fio failed: {res.stderr.strip()[-800:]}")
-    run = read_fio(res.stdout)
     shown = " ".join(shlex.quote(c) for c in cmd).replace(tmp, "$TMP")
-    attach.attach(kind, "fio", res.stdout, target="emulated: python -m simcore serve "
-                  + " ".join(serve_args), command=shown,
-                  summary=f"MEASURED now on the emulated drive ({' '.join(serve_args)}): "
-                          f"{run.read_mb_s:.2f} MB/s, {run.read_iops:.1f} IOPS, mean latency "
-                          f"{run.read_mean_ms:.3f} ms. fio's report is attached (saved with the "
-                          "notebook; the grader checks your answer against it).")
-    return run
+    return res.stdout, shown, disk.summary
 
 
 def measured(kind: str) -> FioRun | None:

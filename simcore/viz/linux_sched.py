@@ -195,7 +195,7 @@ def fairness_bars(runs: Mapping[str, dict], title: str) -> go.Figure:
                                  "<extra></extra>")
         for k, p in enumerate(procs)])
     fig.add_hline(y=1 / len(procs), line_dash="dash", line_color="#555",
-                  annotation_text="equal share", annotation_position="top right")
+                  annotation_text="equal share", annotation_position="top left")
     fig.update_layout(barmode="group", title=title)
     fig.update_yaxes(title="share of the bytes read", tickformat=".0%", range=[0, 1])
     return apply_theme(fig, height=420)
