@@ -200,7 +200,7 @@ TARGETS = (
        units="pp", ci_key="derived.database_ALIZ_50k_over_30k_ci95_pp",
        known_deviation=("ALIZ(50k) and ALIZ(30k) differ by "
                         "{derived.database_ALIZ_50k_over_30k_pp:+.2f} points, inside the "
-                        "paired difference's 95% confidence interval "
+                        "paired difference's confidence interval "
                         "(±{derived.database_ALIZ_50k_over_30k_ci95_pp:.2f}): the run cannot "
                         "tell them apart, so '30k is worse than 50k' is not shown. See ALIZ's "
                         "best spacing: the simulated curve has no sweet spot at 50k")),
@@ -776,8 +776,8 @@ def raid(quick: bool = True, seed: int = 0, drives: int = 9, stripes=RAID_STRIPE
     003 §6.4): the zone benefit shrinks against one disk, and larger spacings do
     relatively better on the array.
 
-    The array replays the very trace the single disk does, at the same rate (the thesis
-    describes no rescaling), so each member carries a fraction of one disk's load: the result
+    The array replays the very trace the single disk does, at the same rate (our notes of
+    the thesis record no rescaling), so each member carries a fraction of one disk's load: the result
     records the trace's rate, the single disk's utilization and the members' mean utilization
     under the original layout (``load``), so a reader can see how far apart the two loads are.
 
