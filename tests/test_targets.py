@@ -33,7 +33,8 @@ NOTES = (ROOT / tg.NOTES_DIR).resolve()
 NOTE_FILES = ("000_gray_dma.md", "001_linux_schedulers.md", "002_traxtents.md",
               "003_block_reorg.md", "004_multistream.md")
 FIELDS = {"key", "what", "paper", "units", "tolerance", "lo", "hi", "note_tolerance",
-          "tolerance_reason", "source", "known_deviation", "simulated", "met", "status"}
+          "tolerance_reason", "source", "known_deviation", "simulated", "met", "status",
+          "condition", "ci95", "premise"}
 
 ALL = [(name, t) for name in experiments.names() for t in experiments.get(name).TARGETS]
 IDS = [f"{name}:{t.key}" for name, t in ALL]
@@ -119,7 +120,21 @@ def test_evaluation_is_well_formed(name, mode, any_result):
         assert r["simulated"] == value
         if not isinstance(value, bool):
             assert isinstance(value, int | float) and math.isfinite(value)
-        assert r["met"] is t.bound.accepts(value, t.paper)
+        assert r["met"] is t.judge(res)["met"]
+        # a premise or an interval only ever turns a met target into a missed one
+        if r["met"]:
+            assert t.bound.accepts(value, t.paper)
+        assert r["condition"] == t.condition()
+        if t.premise is not None:
+            assert r["premise"]["holds"] is t.premise.bound.accepts(
+                tg.lookup(res, t.premise.key), t.premise.paper)
+            if not r["premise"]["holds"]:
+                assert r["met"] is False
+        if t.ci_key is not None:
+            h = tg.lookup(res, t.ci_key)
+            assert r["ci95"] == h
+            if r["met"]:
+                assert t.bound.accepts(value - h, t.paper) and t.bound.accepts(value + h, t.paper)
         assert r["status"] == ("met" if r["met"] else "missed")
         if mode == "full" and r["status"] == "missed":
             # the status page shows why each miss of the book's runs happens: never a bare miss
@@ -215,3 +230,31 @@ def test_a_target_not_run_has_no_reason_to_fill():
         "seeks take 5.8 ms"
     with pytest.raises(KeyError, match="seek_ms"):
         tg.evaluate((t,), {"a": {"b": 39.8}})
+
+
+def test_a_broken_premise_misses_the_target():
+    """A claim that assumes something else of the result (the single zone gains) is missed when
+    the result breaks the assumption, whatever the target's own value."""
+    src = tg.Source("003", "Table 3.5", "003_block_reorg.md", 459, "≥ 25")
+    premise = tg.Premise("single", tg.between(0.0, None), "the single zone does not lose", 9.96)
+    t = tg.Target("gap", "x", 36.15, tg.between(25.0, None), src,
+                  note_bound=tg.between(25.0, None), premise=premise)
+    met, missed = tg.evaluate((t,), {"gap": 30.0, "single": 5.0})[0], \
+        tg.evaluate((t,), {"gap": 54.0, "single": -37.7})[0]
+    assert met["status"] == "met" and met["premise"]["holds"] is True
+    assert missed["status"] == "missed" and missed["premise"]["holds"] is False
+    assert missed["premise"]["value"] == -37.7
+    assert tg.accepted(missed) == ">= 25, if the single zone does not lose (>= 0)"
+    assert not t.loosened()  # the premise narrows, the bound stays the note's
+
+
+def test_a_difference_inside_its_interval_is_not_met():
+    """With ``ci_key`` the whole confidence interval must lie inside the bound."""
+    src = tg.Source("003", "Table 3.3", "003_block_reorg.md", 466, "30k is worse than 50k")
+    t = tg.Target("d", "x", 9.41, tg.between(0.0, None, strict=True), src,
+                  note_bound=tg.between(0.0, None, strict=True), ci_key="h")
+    assert tg.evaluate((t,), {"d": 0.17, "h": 2.94})[0]["status"] == "missed"
+    assert tg.evaluate((t,), {"d": 3.0, "h": 2.94})[0]["status"] == "met"
+    assert tg.evaluate((t,), {"d": 3.0, "h": float("nan")})[0]["status"] == "missed"
+    row = tg.evaluate((t,), {"d": 0.17, "h": 2.94})[0]
+    assert row["ci95"] == 2.94 and tg.accepted(row) == "> 0, with its whole 95% CI"

@@ -54,7 +54,7 @@ def main(args) -> int:
     for r in rows:
         mark = {"met": "met   ", "missed": "MISSED", "not run": "-     "}[r["status"]]
         print(f"{mark} {r['what']}")
-        print(f"       paper {_fmt(r['paper'])} ({r['tolerance']}), simulated "
+        print(f"       paper {_fmt(r['paper'])} ({tg.accepted(r)}), simulated "
               f"{_fmt(r['simulated'])}; {r['source']['text']}")
         if r["status"] == "missed" and r["known_deviation"]:
             print(f"       why: {r['known_deviation']}")

@@ -60,7 +60,7 @@ from ..workloads import Processes
 from ..workloads import stats as trace_stats
 from ..workloads.synth import database_like, email_like, financial_like
 from . import pool_unless_given
-from .targets import Source, Target, between, evaluate, holds
+from .targets import Premise, Source, Target, between, evaluate, holds
 
 NAME = "placement"
 DESCRIPTION = ("Seed 003: organ pipe, heat, packed extents, FREQNC, ALIS and multi-zone "
@@ -164,7 +164,17 @@ TARGETS = (
     _p("derived.database_best_zoned_over_single_pp",
        "database: the best zoned layout over its single-zone counterpart", 46.11 - 9.96,
        between(25.0, None), "Tables 3.3, 3.5 (FREQZ(50k) over FREQNC)", 459,
-       "beats its single-zone counterpart by ≥ 25 percentage points", units="pp"),
+       "beats its single-zone counterpart by ≥ 25 percentage points", units="pp",
+       # the thesis compares two gains (FREQZ(50k) 46.11% over FREQNC's 9.96%): a zoned layout
+       # "beating" a single zone that loses is not the claim
+       premise=Premise("derived.database_best_zoned_single_pct", between(0.0, None),
+                       "its single-zone counterpart does not lose", 9.96),
+       known_deviation=("the margin is {derived.database_best_zoned_over_single_pp:.1f} points "
+                        "({derived.database_best_zoned} over {derived.database_best_zoned_single}"
+                        "), with the single zone at "
+                        "{derived.database_best_zoned_single_pct:+.1f}%: the thesis compares two "
+                        "gains (FREQZ(50k) 46.11% over FREQNC 9.96%), so a margin over a single "
+                        "zone that loses does not count. See FREQNC and ALIS")),
     _p("database.improvement_pct.FREQNC", "database: FREQNC improves on the original", 9.96,
        between(0.0, None, strict=True), "Table 3.5", 457, "FREQNC 9.96 >",
        known_deviation=_SINGLE_LOSES),
@@ -187,8 +197,13 @@ TARGETS = (
        known_deviation="see ALIZ's best spacing: the same cause holds for FREQZ"),
     _p("derived.database_ALIZ_50k_over_30k_pp", "database: ALIZ(50k) over ALIZ(30k)", 35.48 - 26.07,
        between(0.0, None, strict=True), "Table 3.3; note §6.3", 466, "30k is worse than 50k",
-       units="pp", known_deviation=("see ALIZ's best spacing: the simulated curve has no "
-                                    "sweet spot at 50k")),
+       units="pp", ci_key="derived.database_ALIZ_50k_over_30k_ci95_pp",
+       known_deviation=("ALIZ(50k) and ALIZ(30k) differ by "
+                        "{derived.database_ALIZ_50k_over_30k_pp:+.2f} points, inside the "
+                        "paired difference's confidence interval "
+                        "(±{derived.database_ALIZ_50k_over_30k_ci95_pp:.2f}): the run cannot "
+                        "tell them apart, so '30k is worse than 50k' is not shown. See ALIZ's "
+                        "best spacing: the simulated curve has no sweet spot at 50k")),
     _p("database.improvement_pct.ALIZ.1000000", "database: ALIZ(1m) is worse than the original",
        -6.97, between(None, 0.0, strict=True), "Table 3.3", 461,
        "ALIZ at 1m separation is worse than the original layout",
@@ -508,6 +523,31 @@ def _point(workload_name: str, key: str, spacing: int | None, quick: bool, seed:
     return out
 
 
+def io_path_contrast(quick: bool = True, seed: int = 0, workload_name: str = "database",
+                     keys=("FREQNC", "ALIS")) -> dict[str, Any]:
+    """The single-zone layouts on the IDE path and on a 32-deep tagged queue, side by side.
+
+    Improvement over the original layout (%, mean over the replicates, with the 95% interval)
+    of each of ``keys`` under ``io_path="ide"`` and ``io_path="tagged"``: the same traces, the
+    same layouts, only the I/O path differs.
+    """
+    s = settings(quick)
+    out: dict[str, Any] = {"quick": quick, "seed": seed, "workload": workload_name,
+                           "replicates": s["replicates"]}
+    for path in ("ide", "tagged"):
+        pct: dict[str, list[float]] = {k: [] for k in keys}
+        for r in range(s["replicates"]):
+            base = _point(workload_name, "ORIGINAL", None, quick, seed, r, io_path=path)
+            for k in keys:
+                m = _point(workload_name, k, None, quick, seed, r, io_path=path)
+                pct[k].append(100.0 * (base["mean_response_ms"] - m["mean_response_ms"])
+                              / base["mean_response_ms"])
+        out[path] = {k: {"improvement_pct": round(float(np.mean(v)), 2),
+                         "ci95_pp": round(ci95(v), 2),
+                         "replicate_pct": [round(x, 2) for x in v]} for k, v in pct.items()}
+    return out
+
+
 #: the full run's rows live in data/results (see :mod:`.archive`): too long for every build
 ARCHIVED = True
 #: one point of the sweep (the keyword arguments :func:`points` lists)
@@ -602,6 +642,7 @@ def assemble(rows: list[dict], quick: bool = False, seed: int = 0, io_path: str 
 
         imp: dict[str, Any] = {}
         ci: dict[str, Any] = {}
+        per_rep: dict[str, list[float]] = {}  # improvement per replicate, for paired differences
         ms: dict[str, Any] = {"ORIGINAL": round(float(np.mean(list(base_ms.values()))), 3)}
         reloc: dict[str, Any] = {}
         detail: dict[str, Any] = {}
@@ -616,6 +657,7 @@ def assemble(rows: list[dict], quick: bool = False, seed: int = 0, io_path: str 
             if lab == "ORIGINAL":
                 continue
             p = pct_of(lab)
+            per_rep[lab] = [round(float(v), 4) for v in p]
             m, h = round(float(np.mean(p)), 2), round(ci95(p), 2)
             if lab.endswith(" copied"):
                 copied[lab[:-len(" copied")]] = {
@@ -640,7 +682,7 @@ def assemble(rows: list[dict], quick: bool = False, seed: int = 0, io_path: str 
         stats = trace_stats.summarize(wl, window_ms=s["interval_ms"])
         stats.pop("size_kib", None)
         out[name] = {"original_ms": ms["ORIGINAL"], "mean_response_ms": ms,
-                     "improvement_pct": imp, "ci95_pp": ci,
+                     "improvement_pct": imp, "ci95_pp": ci, "replicate_pct": per_rep,
                      "relocated_sectors_per_window": reloc}
         if copied:
             out[name]["copied"] = copied
@@ -671,11 +713,18 @@ def derived(result: dict) -> dict[str, Any]:
         t[f"database_{zoned}_best_spacing"] = int(x)
         t[f"database_{zoned}_peak_inside"] = x not in (keys[0], keys[-1])
         if best_gap is None or v > best_gap[0]:
-            best_gap = (v, round(v - db[single], 2))
-    # note 003 §6 (a): the best zoned variant, against its own single-zone counterpart
+            best_gap = (v, round(v - db[single], 2), f"{zoned}({x})", single)
+    # note 003 §6 (a): the best zoned variant, against its own single-zone counterpart; the
+    # thesis's comparison assumes the counterpart gains too (the target's premise)
     t["database_best_zoned_over_single_pp"] = best_gap[1]
+    t["database_best_zoned"], t["database_best_zoned_single"] = best_gap[2], best_gap[3]
+    t["database_best_zoned_single_pct"] = db[best_gap[3]]
     t["database_ALIZ_worst_spacing"] = int(min(db["ALIZ"], key=db["ALIZ"].get))
     t["database_ALIZ_50k_over_30k_pp"] = round(db["ALIZ"]["50000"] - db["ALIZ"]["30000"], 2)
+    # the paired difference's own interval (each replicate replays one trace under both)
+    reps = result["database"]["replicate_pct"]
+    diff = np.subtract(reps["ALIZ(50000)"], reps["ALIZ(30000)"])
+    t["database_ALIZ_50k_over_30k_ci95_pp"] = round(ci95(diff), 2)
     freq = [em["FREQNC"], *em["FREQZ"].values()]
     t["email_frequency_max_abs_pct"] = round(max(abs(v) for v in freq), 2)
     t["email_ALIS_pct"] = em["ALIS"]
@@ -693,8 +742,10 @@ RAID_SCHEDULER = "sptf-q32"
 
 
 def run_array(wl, drives: int = 9, level: int = 5, stripe_sectors: int = 64, disk: str = DISK,
-              scheduler: Any = RAID_SCHEDULER):
-    """Replay ``wl`` on an array of identical drives; returns (records, capacity)."""
+              scheduler: Any = RAID_SCHEDULER, busy: dict | None = None):
+    """Replay ``wl`` on an array of identical drives; returns (records, capacity).
+
+    ``busy``, if given, receives ``busy_ms``: the members' summed busy time."""
     from ..engine import run
     from ..stack import stack
 
@@ -703,6 +754,8 @@ def run_array(wl, drives: int = 9, level: int = 5, stripe_sectors: int = 64, dis
                     service=pl.boundary_safe,
                     array=dict(drives=drives, level=level, stripe_kib=stripe_sectors / 2)),
               wl)
+    if busy is not None:
+        busy["busy_ms"] = float(res.meta["built"].device.busy_ms)
     return res.records, res.meta["built"].device.capacity
 
 
@@ -723,6 +776,11 @@ def raid(quick: bool = True, seed: int = 0, drives: int = 9, stripes=RAID_STRIPE
     003 §6.4): the zone benefit shrinks against one disk, and larger spacings do
     relatively better on the array.
 
+    The array replays the very trace the single disk does, at the same rate (our notes of
+    the thesis record no rescaling), so each member carries a fraction of one disk's load: the result
+    records the trace's rate, the single disk's utilization and the members' mean utilization
+    under the original layout (``load``), so a reader can see how far apart the two loads are.
+
     ``per_disk_spacings`` adds the thesis's untried advice, zones on each disk
     (:func:`simcore.placement.rewrite_per_disk`): ``ALIZ per disk(x)`` has a zone
     every ``x / (drives - 1)`` sectors of each member's data, as many zones as
@@ -739,6 +797,10 @@ def raid(quick: bool = True, seed: int = 0, drives: int = 9, stripes=RAID_STRIPE
     out: dict[str, Any] = {"drives": drives, "level": 5, "stripes_sectors": list(stripes),
                            "spacings": list(spacings), "quick": quick, "seed": seed,
                            "single_disk": {}, "raid": {}}
+    reqs = wl.requests
+    span_s = (reqs[-1].arrival_ms - reqs[0].arrival_ms) / 1000.0 if len(reqs) > 1 else 1.0
+    out["load"] = {"requests_per_s": round(len(reqs) / max(span_s, 1e-9), 1),
+                   "single_disk_utilization": round(single["ORIGINAL"]["utilization"], 3)}
     base1 = single["ORIGINAL"]["mean_response_ms"]
     out["single_disk"] = {k: round(100 * (base1 - v["mean_response_ms"]) / base1, 2)
                           for k, v in single.items() if k != "ORIGINAL"}
@@ -750,16 +812,21 @@ def raid(quick: bool = True, seed: int = 0, drives: int = 9, stripes=RAID_STRIPE
                     pl.ALIS() if x is None else pl.ALIS(spacing=x)), False) for k, x in keys]
         runs += [(f"ALIZ per disk({x})", pl.ALIS(spacing=x // (drives - 1)), True)
                  for x in per_disk_spacings]
+        member_util = None
         for name, policy, per_disk in runs:
             placed = (pl.rewrite_per_disk(wl, policy, dm, UNIT_SECTORS, iv) if per_disk
                       else pl.rewrite(wl, policy, cap, UNIT_SECTORS, iv))
-            recs, _ = run_array(placed.workload, drives, 5, stripe)
+            busy: dict[str, float] = {}
+            recs, _ = run_array(placed.workload, drives, 5, stripe, busy=busy)
             f = pl.fold(pl.record_columns(recs), placed)
             keep = f["arrival_ms"] >= iv
             resp[name] = float(f["response_ms"][keep].mean())
+            if name == "ORIGINAL":
+                span = max(float(f["finish_ms"].max()), 1.0)
+                member_util = round(busy["busy_ms"] / (drives * span), 3)
         base = resp["ORIGINAL"]
         out["raid"][str(stripe)] = {
-            "original_ms": round(base, 3),
+            "original_ms": round(base, 3), "member_utilization": member_util,
             "improvement_pct": {k: round(100 * (base - v) / base, 2) for k, v in resp.items()
                                 if k != "ORIGINAL"}}
     best1 = max(v for k, v in out["single_disk"].items() if k.startswith("ALIZ"))

@@ -15,6 +15,12 @@ the note's line); a test fails if ``bound`` accepts anything ``note_bound`` reje
 ``tolerance_reason`` says why, and fails if a target has no note tolerance and no reason.
 A target the model misses stays at the paper's tolerance and is reported as missed, with the
 reason in ``known_deviation``.
+
+Two optional conditions make judging stricter, never looser: a :class:`Premise` (the claim
+assumes something else of the result, as "zones beat the single zone by 25 points" assumes the
+single zone gains; a result that breaks the premise misses the target whatever its value), and
+``ci_key`` (the value's 95% confidence half-width: the whole interval must lie inside the
+bound, so a difference the run cannot resolve does not count as one).
 """
 
 from __future__ import annotations
@@ -144,6 +150,20 @@ class Source:
 
 
 @dataclass(frozen=True)
+class Premise:
+    """What a target's claim assumes: the result value ``key`` (dotted) must lie in ``bound``.
+
+    ``what`` says it for a reader ("FREQNC improves on the original"); the paper's own value of
+    the premise is the ``paper`` given to ``bound`` (for a range bound it does not matter).
+    """
+
+    key: str
+    bound: Bound
+    what: str
+    paper: Any = None
+
+
+@dataclass(frozen=True)
 class Target:
     """One reproduction target (see the module docstring)."""
 
@@ -163,10 +183,51 @@ class Target:
     #: measured only by the full run (quick mode reports it as not run)
     full_only: bool = False
     units: str = ""
+    #: what the claim assumes of the rest of the result: broken, the target is missed
+    premise: Premise | None = None
+    #: dotted key of the value's 95% confidence half-width: the target is met only when the
+    #: whole interval (value +- half-width) lies inside ``bound``
+    ci_key: str | None = None
 
     def loosened(self) -> bool:
         """True when ``bound`` accepts more than the note's tolerance (or the note has none)."""
         return self.note_bound is None or not self.bound.within(self.note_bound, self.paper)
+
+    def condition(self) -> str | None:
+        """The conditions beyond ``bound``, as a reader sees them (None when there are none)."""
+        parts = []
+        if self.ci_key is not None:
+            parts.append("with its whole 95% CI")
+        if self.premise is not None:
+            p = self.premise
+            parts.append(f"if {p.what} ({p.bound.text(p.paper)})")
+        return ", ".join(parts) or None
+
+    def judge(self, result: dict) -> dict[str, Any]:
+        """Whether ``result`` meets this target: ``met``, and the premise and interval checked.
+
+        ``bound`` must accept the value; with ``ci_key`` it must accept both ends of the
+        value's confidence interval too; with a ``premise`` the premise must hold.
+        """
+        value = _plain(lookup(result, self.key))
+        ok = self.bound.accepts(value, self.paper)
+        half = None
+        if self.ci_key is not None:
+            half = _plain(lookup(result, self.ci_key))
+            resolved = (isinstance(half, int | float) and not isinstance(half, bool)
+                        and math.isfinite(half)
+                        and self.bound.accepts(value - half, self.paper)
+                        and self.bound.accepts(value + half, self.paper))
+            ok = ok and resolved
+        premise = None
+        if self.premise is not None:
+            p = self.premise
+            pv = _plain(lookup(result, p.key))
+            holds_ = p.bound.accepts(pv, p.paper)
+            premise = {"key": p.key, "what": p.what, "tolerance": p.bound.text(p.paper),
+                       "value": pv, "holds": holds_}
+            ok = ok and holds_
+        return {"simulated": value, "met": ok, "ci95": half, "premise": premise}
 
 
 def lookup(result: dict, key: str) -> Any:
@@ -214,7 +275,9 @@ def evaluate(targets: tuple[Target, ...] | list[Target], result: dict,
     """One JSON-ready row per target: paper value, tolerance, source, simulated value, status.
 
     ``status`` is ``"met"``, ``"missed"`` or ``"not run"`` (a full-only target in quick mode);
-    ``met`` is True, False or None to match. A target not run has no miss to explain: its
+    ``met`` is True, False or None to match (:meth:`Target.judge`: the bound, and the premise
+    and the confidence interval where the target has them; ``condition``, ``ci95`` and
+    ``premise`` report those). A target not run has no miss to explain: its
     ``known_deviation`` is None (its placeholders name numbers only the full run computes).
     """
     rows = []
@@ -230,15 +293,14 @@ def evaluate(targets: tuple[Target, ...] | list[Target], result: dict,
             "source": {"seed": t.source.seed, "where": t.source.where, "note": t.source.note,
                        "line": t.source.line, "quote": t.source.quote, "issue": t.source.issue,
                        "text": t.source.text()},
-            "known_deviation": None,
+            "known_deviation": None, "condition": t.condition(),
         }
         if quick and t.full_only:
-            row.update(simulated=None, met=None, status="not run")
+            row.update(simulated=None, met=None, status="not run", ci95=None, premise=None)
         else:
             row["known_deviation"] = fill_from_result(t.known_deviation, result, t.key)
-            value = _plain(lookup(result, t.key))
-            ok = t.bound.accepts(value, t.paper)
-            row.update(simulated=value, met=ok, status="met" if ok else "missed")
+            row.update(t.judge(result))
+            row["status"] = "met" if row["met"] else "missed"
         rows.append(row)
     return rows
 
@@ -250,6 +312,12 @@ def summary(rows: list[dict]) -> dict[str, int]:
         out[r["status"]] += 1
     out["total"] = len(rows)
     return out
+
+
+def accepted(row: dict) -> str:
+    """A row's tolerance with its conditions (premise, interval), as a reader sees them."""
+    cond = row.get("condition")
+    return row["tolerance"] + (f", {cond}" if cond else "")
 
 
 def table(rows: list[dict], digits: int = 3) -> list[dict]:
@@ -265,7 +333,7 @@ def table(rows: list[dict], digits: int = 3) -> list[dict]:
         if isinstance(paper, bool):
             paper = "yes" if paper else "no"
             sim = "not run" if sim is None else ("yes" if sim else "no")
-        out.append({"target": r["what"], "paper": paper, "accepted": r["tolerance"],
+        out.append({"target": r["what"], "paper": paper, "accepted": accepted(r),
                     "simulated": "not run" if sim is None else sim,
                     "met": {"met": "yes", "missed": "no", "not run": "not run"}[r["status"]],
                     "source": r["source"]["where"]})
