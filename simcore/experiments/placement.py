@@ -51,8 +51,7 @@ from typing import Any
 import numpy as np
 
 from .. import placement as pl
-from ..disk.access import Mechanism
-from ..disk.profiles import load_disk
+from ..disk.access import Mechanism, shared_mechanism
 from ..engine import point_seed, run, sweep
 from ..host.host import BlockLayer
 from ..stack import stack
@@ -259,13 +258,9 @@ def settings(quick: bool) -> dict[str, Any]:
 
 
 _WORKLOADS: dict[tuple, Any] = {}
-_MECH: dict[str, Mechanism] = {}
-
-
 def mechanism(disk: str = DISK) -> Mechanism:
-    if disk not in _MECH:
-        _MECH[disk] = Mechanism(load_disk(disk))
-    return _MECH[disk]
+    """The placement runs' drive, one shared mechanism per profile id."""
+    return shared_mechanism(disk)
 
 
 def workload(name: str, quick: bool = False, seed: int = 0, disk: str = DISK,
