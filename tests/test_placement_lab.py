@@ -38,3 +38,21 @@ def test_lab4_variants_differ():
     a = ns["lab4_variant"](simcore.labkit.variant_seed("alice", "lab4"))
     b = ns["lab4_variant"](simcore.labkit.variant_seed("bob", "lab4"))
     assert (a.heats, a.stream, a.times) != (b.heats, b.stream, b.times)
+
+
+def test_lab4_q7_offers_each_student_their_own_spacings():
+    """q7's best spacing was the same for everyone when all were offered the same three;
+    the variant now draws two near spacings beside the two far ones, and the key measures those."""
+    nb = nbformat.read(str(LAB), as_version=4)
+    setup = next(c.source for c in nb.cells if "def lab4_variant" in c.source)
+    import simcore.labkit
+
+    ns: dict = {"simcore": simcore}
+    exec(setup.split("V = lab4_variant(SEED)")[0], ns)
+    sets = {tuple(ns["lab4_variant"](simcore.labkit.variant_seed(s, "lab4")).spacings7)
+            for s in ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi")}
+    assert len(sets) >= 3
+    for s in sets:
+        assert len(set(s)) == 4 and {3_000_000, 10_000_000} <= set(s)
+    key = next(c.source for c in nb.cells if "q7 = " in c.source)
+    assert "for x in V.spacings7" in key
