@@ -258,6 +258,8 @@ def settings(quick: bool) -> dict[str, Any]:
 
 
 _WORKLOADS: dict[tuple, Any] = {}
+
+
 def mechanism(disk: str = DISK) -> Mechanism:
     """The placement runs' drive, one shared mechanism per profile id."""
     return shared_mechanism(disk)
@@ -737,10 +739,9 @@ RAID_SCHEDULER = "sptf-q32"
 
 
 def run_array(wl, drives: int = 9, level: int = 5, stripe_sectors: int = 64, disk: str = DISK,
-              scheduler: Any = RAID_SCHEDULER, busy: dict | None = None):
-    """Replay ``wl`` on an array of identical drives; returns (records, capacity).
-
-    ``busy``, if given, receives ``busy_ms``: the members' summed busy time."""
+              scheduler: Any = RAID_SCHEDULER) -> tuple[list, int, float]:
+    """Replay ``wl`` on an array of identical drives; returns (records, capacity, the
+    members' summed busy time in ms)."""
     from ..engine import run
     from ..stack import stack
 
@@ -749,9 +750,8 @@ def run_array(wl, drives: int = 9, level: int = 5, stripe_sectors: int = 64, dis
                     service=pl.boundary_safe,
                     array=dict(drives=drives, level=level, stripe_kib=stripe_sectors / 2)),
               wl)
-    if busy is not None:
-        busy["busy_ms"] = float(res.meta["built"].device.busy_ms)
-    return res.records, res.meta["built"].device.capacity
+    device = res.meta["built"].device
+    return res.records, device.capacity, float(device.busy_ms)
 
 
 def array_capacity(drives: int = 9, level: int = 5, stripe_sectors: int = 64,
@@ -811,14 +811,13 @@ def raid(quick: bool = True, seed: int = 0, drives: int = 9, stripes=RAID_STRIPE
         for name, policy, per_disk in runs:
             placed = (pl.rewrite_per_disk(wl, policy, dm, UNIT_SECTORS, iv) if per_disk
                       else pl.rewrite(wl, policy, cap, UNIT_SECTORS, iv))
-            busy: dict[str, float] = {}
-            recs, _ = run_array(placed.workload, drives, 5, stripe, busy=busy)
+            recs, _, busy_ms = run_array(placed.workload, drives, 5, stripe)
             f = pl.fold(pl.record_columns(recs), placed)
             keep = f["arrival_ms"] >= iv
             resp[name] = float(f["response_ms"][keep].mean())
             if name == "ORIGINAL":
                 span = max(float(f["finish_ms"].max()), 1.0)
-                member_util = round(busy["busy_ms"] / (drives * span), 3)
+                member_util = round(busy_ms / (drives * span), 3)
         base = resp["ORIGINAL"]
         out["raid"][str(stripe)] = {
             "original_ms": round(base, 3), "member_utilization": member_util,
