@@ -119,6 +119,19 @@ def test_a_ramp_uses_up_a_single_pass(loop, tmp_path):
     m = job_metrics(trim(report)["jobs"][0])
     assert 0 < m["read_bytes"] < size
 
+def test_track_scan_reads_a_loop_device_with_o_direct(loop):
+    # hardware.trackscan end to end on a real block device: O_DIRECT reads, flushes included
+    from hardware import trackscan
+
+    size = int(subprocess.run(["blockdev", "--getsize64", loop], check=True,
+                              capture_output=True, text=True).stdout)
+    with trackscan.direct_reader(loop, 1 << 20) as read:
+        res = trackscan.scan(read, size, [8, 16, 32, 64], 512, tries=2, regions=4,
+                             cache_bytes=1 << 20)
+        chk = trackscan.cache_check(read, size, 512, tries=1, regions=4, cache_bytes=1 << 20)
+    assert res.reads == 2 * 4 * 5 and all(0 < t < 1000 for t in res.times_ms)
+    assert chk["flushed_ms"] > 0 and chk["cached_ms"] > 0
+
 def test_hdparm_on_a_loop_device(loop):
     require_tool("hdparm")
     # hdparm sleeps about 3 s before each timing; run the read-only tests side by side (the
