@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 __all__ = ["DEFAULT_CACHE_BYTES", "FLUSH_REGIONS", "Scan", "cache_check", "direct_reader",
-           "estimate_s", "flush_plan", "scan"]
+           "estimate_s", "flush_plan", "flush_read_bytes", "scan"]
 
 FLUSH_REGIONS = 64  # distinct places a flush reads (the paper interleaved 100)
 DEFAULT_CACHE_BYTES = 256 << 20  # when the drive does not report its buffer: the large end
@@ -55,11 +55,17 @@ class Scan:
     notes: list[str] = field(default_factory=list)
 
 
+def flush_read_bytes(block: int, regions: int = FLUSH_REGIONS,
+                     cache_bytes: int = DEFAULT_CACHE_BYTES) -> int:
+    """Bytes of each flush read: ``cache_bytes / regions``, rounded up to whole blocks."""
+    return -(-cache_bytes // regions // block) * block
+
+
 def flush_plan(rng: random.Random, device_bytes: int, block: int, regions: int = FLUSH_REGIONS,
                cache_bytes: int = DEFAULT_CACHE_BYTES) -> list[tuple[int, int]]:
     """``regions`` reads ``(offset, length)`` in bytes, one at a random block of each of
     ``regions`` equal slices of the far half of the device; together >= ``cache_bytes``."""
-    length = -(-cache_bytes // regions // block) * block
+    length = flush_read_bytes(block, regions, cache_bytes)
     lo = device_bytes // 2 // block * block
     slice_bytes = (device_bytes - lo) // regions // block * block
     if slice_bytes < length:
@@ -90,7 +96,7 @@ def scan(read: Reader, device_bytes: int, sizes_blocks: list[int], block: int, t
             best[n] = min(best[n], read(0, n * block))
         if progress:
             progress(f"try {t + 1}/{tries} done")
-    flush = -(-cache_bytes // regions // block) * block * regions
+    flush = flush_read_bytes(block, regions, cache_bytes) * regions
     return Scan(list(sizes_blocks), [best[n] for n in sizes_blocks], tries, regions, flush, reads)
 
 
