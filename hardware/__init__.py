@@ -13,6 +13,9 @@ The modules, from the bottom up:
 - :mod:`hardware.runner`: one job end to end (``run_job``), giving a record;
 - :mod:`hardware.record`: the record format of ``data/measurements``
   (``load``, ``save``);
+- :mod:`hardware.scratch`: a scratch file on a file system you name, refused
+  on tmpfs and RAM disks (lab 4); :mod:`hardware.trackscan`: a timing scan
+  from LBA 0 with the page cache and the drive's buffer defeated (lab 5);
 
 Comparing a recording with the same experiment simulated is simcore's job:
 :mod:`simcore.labkit.compare` (``python -m simcore compare``). This package is a

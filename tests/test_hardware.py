@@ -106,6 +106,32 @@ def test_fio_json_on_a_loop_device(loop):
     assert 0 < m["read_clat_p50_ms"] <= m["read_clat_p99_ms"] and wall > 0
 
 
+def test_a_ramp_uses_up_a_single_pass(loop, tmp_path):
+    # why single-pass jobs keep ramp=0s (hardware.jobs): fio spends ramp_time reading the start
+    # of the region and then counts only what is left (here: a quarter second at 16 MiB/s)
+    _fio()
+    size = 8 << 20
+    jobfile = tmp_path / "seq-read-rated.fio"
+    jobfile.write_text(get_job("seq-read").path.read_text() + "rate=16m\n")
+    env = {"TARGET": loop, "BS": "256k", "QD": "1", "DIRECT": "1", "SIZE": str(size),
+           "RUNTIME": "10s", "RAMP": "250ms"}
+    report, _ = run_fio(jobfile, env, readonly=True)
+    m = job_metrics(trim(report)["jobs"][0])
+    assert 0 < m["read_bytes"] < size
+
+def test_track_scan_reads_a_loop_device_with_o_direct(loop):
+    # hardware.trackscan end to end on a real block device: O_DIRECT reads, flushes included
+    from hardware import trackscan
+
+    size = int(subprocess.run(["blockdev", "--getsize64", loop], check=True,
+                              capture_output=True, text=True).stdout)
+    with trackscan.direct_reader(loop, 1 << 20) as read:
+        res = trackscan.scan(read, size, [8, 16, 32, 64], 512, tries=2, regions=4,
+                             cache_bytes=1 << 20)
+        chk = trackscan.cache_check(read, size, 512, tries=1, regions=4, cache_bytes=1 << 20)
+    assert res.reads == 2 * 4 * 5 and all(0 < t < 1000 for t in res.times_ms)
+    assert chk["flushed_ms"] > 0 and chk["cached_ms"] > 0
+
 def test_hdparm_on_a_loop_device(loop):
     require_tool("hdparm")
     # hdparm sleeps about 3 s before each timing; run the read-only tests side by side (the
@@ -143,9 +169,9 @@ def test_hdparm_on_a_loop_device(loop):
 QUICK = {
     "zone-bandwidth": {"offset_pct": "0,50,90", "span": "4m", "size": "32m", "runtime": "1s"},
     "seek-distance": {"window": "1m,100%", "ios": "64", "size": "32m", "runtime": "2s"},
-    "qd-sweep": {"qd": "1,4", "size": "32m", "runtime": "200ms"},
-    "bs-sweep": {"bs": "4k,64k", "size": "32m", "runtime": "200ms"},
-    "multistream": {"streams": "1,4", "size": "32m", "runtime": "200ms"},
+    "qd-sweep": {"qd": "1,4", "size": "32m", "runtime": "200ms", "ramp": "100ms"},
+    "bs-sweep": {"bs": "4k,64k", "size": "32m", "runtime": "200ms", "ramp": "100ms"},
+    "multistream": {"streams": "1,4", "size": "32m", "runtime": "200ms", "ramp": "100ms"},
     "seq-read": {"size": "16m", "runtime": "1s"},
     "cpu-engines": {"engine": "psync,io_uring", "span": "8m", "size": "32m", "runtime": "1s"},
 }
@@ -261,7 +287,7 @@ def test_runner_switches_per_point_and_restores(blank):
     before = tuning.current(blank)
     scheds = [s for s in ("none", "mq-deadline") if s in before["schedulers"]]
     require(len(scheds) == 2, "the kernel lacks the none or mq-deadline scheduler")
-    rec = run_job("qd-sweep", blank, params={"qd": "2", "runtime": "200ms",
+    rec = run_job("qd-sweep", blank, params={"qd": "2", "runtime": "200ms", "ramp": "0s",
                                              "scheduler": ",".join(scheds),
                                              "read_ahead_kb": "16"})
     during = [(p["scheduler_during"], p["read_ahead_kb_during"])

@@ -271,6 +271,19 @@ def test_plan_rejects_unknown_and_bad_values():
                   _fake(None, "dir"))
 
 
+def test_timed_jobs_ramp_by_default_and_single_passes_do_not():
+    # fio adds ramp_time before a time_based runtime, but a job that ends at the end of its
+    # region would spend its ramp on the start of that region (hardware.jobs' docstring)
+    ramps = {j.name: j.defaults.get("ramp") for j in jobs.list_jobs(include_internal=True)}
+    timed = {n for n in ramps if "time_based=1" in jobs.get_job(n).path.read_text()}
+    assert timed == {"bs-sweep", "multistream", "qd-sweep"}
+    assert all(ramps[n] == jobs.TIMED_RAMP != "0s" for n in timed)
+    assert all(ramps[n] == "0s" for n in ramps if n not in timed and ramps[n] is not None)
+    pts = jobs.plan(jobs.get_job("qd-sweep"), {"qd": "1"}, _fake())
+    assert pts[0].env["RAMP"] == jobs.TIMED_RAMP
+    pts = jobs.plan(jobs.get_job("qd-sweep"), {"qd": "1", "ramp": "0s"}, _fake())
+    assert pts[0].env["RAMP"] == "0s"  # still overridable
+
 def test_seek_windows_clamp_to_the_target_and_dedupe():
     pts = jobs.plan(jobs.get_job("seek-distance"), {"window": "1m,4g,100%", "ios": "50"},
                     _fake(64 << 20))

@@ -24,6 +24,19 @@ Every job also takes ``repeat`` (runs per point), ``scheduler``,
 afterwards; block-device targets only), and the block/file jobs take
 ``runtime``, ``ramp`` (warm-up excluded from the numbers) and ``size`` (the
 part of the target used, from its start).
+
+The ramp's default follows from how fio treats ``ramp_time``: fio runs the
+workload for that long before it starts counting, and the ramp is lead-in
+time added before ``runtime`` (fio's HOWTO, ``ramp_time``). A job that runs
+for a fixed time (``time_based``) therefore loses nothing by it, and it gets
+:data:`TIMED_RAMP` by default: long enough for the queue to fill, the threads
+of a many-stream job to start and the kernel's read-ahead windows to grow,
+which would otherwise be averaged into the first seconds. A job that ends at
+the end of its region (a single pass, or ``number_ios``) keeps a ramp of 0 s:
+its ramp would read the start of the region and leave it out of the numbers
+(``test_a_ramp_uses_up_a_single_pass`` in ``tests/test_hardware.py`` shows it
+with fio), so it would move what is measured. ``ramp`` can be set on every
+job.
 """
 
 from __future__ import annotations
@@ -41,6 +54,7 @@ from ..units import fmt_size, parse_size
 __all__ = [
     "COMMON_PARAMS",
     "JOB_DIR",
+    "TIMED_RAMP",
     "JobFileError",
     "JobInfo",
     "Param",
@@ -115,9 +129,14 @@ COMMON_PARAMS = (
 )
 RAW_PARAMS = (
     Param("runtime", "5s", "time limit of each fio run"),
-    Param("ramp", "0s", "warm-up before fio starts counting (ramp_time)"),
+    Param("ramp", "0s", "warm-up before fio starts counting (ramp_time); 0s by default "
+          "because this job ends at the end of its region, which a ramp would partly use up"),
     Param("size", "100%", "the part of the target used, from its start (bytes or percent)"),
 )
+TIMED_RAMP = "2s"  # the default ramp of a time_based job (see the module's docstring)
+TIMED_RAMP_PARAM = Param("ramp", TIMED_RAMP, "warm-up before fio starts counting (ramp_time), "
+                         "added before runtime")
+_TIME_BASED = re.compile(r"^\s*time_based\s*(=\s*(1|true|yes))?\s*$", re.IGNORECASE)
 
 
 @dataclass
@@ -177,7 +196,9 @@ def load_job(path: Path | str) -> JobInfo:
     own = {p.name for p in params}
     common = list(COMMON_PARAMS)
     if set(targets) & {"block", "file"}:
-        common += list(RAW_PARAMS)
+        timed = body_start is not None and any(
+            _TIME_BASED.match(line) for line in text.splitlines()[body_start - 1:])
+        common += [TIMED_RAMP_PARAM if timed and p.name == "ramp" else p for p in RAW_PARAMS]
     all_params = tuple(params) + tuple(p for p in common if p.name not in own)
     known = {p.env for p in all_params} | RUNNER_VARS | set(DERIVED_VARS.get(name, ()))
     if body_start is None:
