@@ -45,7 +45,8 @@ def register(sub) -> None:
     p.add_argument("--cpu-seconds", type=int, default=None, help="CPU time per kernel "
                    "(default: derived from the key's own run)")
     p.add_argument("--processes", type=int, default=96,
-                   help="processes and threads per sandbox user")
+                   help="processes and threads per sandbox (the sandbox's own count where "
+                   "it has a user or user namespace of its own; else said so)")
     p.add_argument("--no-sandbox", action="store_true",
                    help="run kernels as yourself, unconfined (trusted notebooks only)")
     p.add_argument("--unsafe-sandbox", action="store_true",
