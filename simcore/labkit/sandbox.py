@@ -30,8 +30,9 @@ of student code:
   later); otherwise it is shared with every other process of the kernel's user
   (the grader's own, without root), and the limit is set to what that user runs
   at launch plus the budget: the grader's processes neither eat the budget nor
-  does the budget vanish, but what the grader starts or ends meanwhile moves it,
-  and the layers say so (:func:`process_count`, :func:`probe_layers`). cgroups
+  lift it, but whatever else that user starts or ends meanwhile (the grader, a
+  kernel graded beside it) moves it, and the layers say so (:func:`process_count`,
+  :func:`probe_layers`). cgroups
   (``pids.max``) are not used: they need root or a delegated cgroup, and with
   root the slot user already gives an exact count;
 - **a clean environment**: a short allow-list; the instructor secret never
