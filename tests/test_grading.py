@@ -429,6 +429,49 @@ def test_grade_command_writes_and_never_overwrites(template, tmp_path):
     assert out.read_bytes() == before
 
 
+def test_the_grade_command_probes_the_sandbox_once_and_prints_what_grading_enforced(
+        template, tmp_path, monkeypatch, capsys):
+    """One probe per grading run (it starts a sandbox), with the secret and the roster named on
+    the command line among the hidden paths; the line printed is the summary's record."""
+    import json
+
+    from simcore.__main__ import main
+    from simcore.labkit import sandbox
+
+    calls: list[list[str]] = []
+    real = sandbox.probe_layers
+    monkeypatch.setattr(sandbox, "probe_layers",
+                        lambda hide=None, limits=None: calls.append(list(hide or []))
+                        or real(hide, limits))
+    for d in ("key", "subs", "private", "admin"):
+        (tmp_path / d).mkdir()
+    key = tmp_path / "key" / template.name
+    shutil.copy(template, key)
+    stu = student_version(nbformat.read(str(key), as_version=4), key)
+    nbformat.write(_with_answers(stu, {"answer-q1": "q1 = 30_000 / RPM"}),
+                   str(tmp_path / "subs" / "quick.ipynb"))
+    secret = tmp_path / "private" / "secret"
+    secret.write_text("ab" * 32 + "\n")
+    secret.chmod(0o600)
+    roster = tmp_path / "admin" / "roster.csv"
+    roster.write_text("quick.ipynb,quick\n")
+    out = tmp_path / "out" / "grades.csv"
+    rc = main(["grade", "--key", str(key), str(tmp_path / "subs"), "--out", str(out),
+               "--secret", str(secret), "--roster", str(roster), "--cell-timeout", "60",
+               "--cpu-seconds", "60", "--jobs", "1"])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert len(calls) == 1, f"the sandbox was probed {len(calls)} times"
+    for private in (secret.parent, roster.parent, key.parent, tmp_path / "subs"):
+        assert str(private) in calls[0], (private, calls[0])
+    record = json.loads((tmp_path / "out" / "grades_answers.json").read_text())["layers"]
+    line = next(ln for ln in err.splitlines() if ln.startswith("sandbox layers:"))
+    assert line == ("sandbox layers: " + (", ".join(record["layers"]) or "none")
+                    + (f"; MISSING: {', '.join(record['missing'])}" if record["missing"]
+                       else "")), (line, record)
+    assert {r["student"]: r["total"] for r in read_csv(out)} == {"quick": "1"}
+
+
 def test_grading_refuses_a_key_that_was_not_run(tmp_path):
     nb = template_lab()
     for cell in nb.cells:

@@ -11,6 +11,7 @@ PrairieLearn runs student code as an unprivileged user behind a JSON boundary.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -53,6 +54,44 @@ def _sub(stu, answers: dict[str, str], *, meta_id: str | None = None,
 
 def _code(src: str) -> str:
     return textwrap.dedent(src).strip("\n")
+
+
+PROCESSES = 64  # the process budget the red team's submissions are graded with
+
+
+def fork_bomb(name: str, tries: int = 4 * PROCESSES) -> str:
+    """An answer cell that forks until the process limit refuses (children that wait on a pipe,
+    then a detached ``sleep`` each), then answers with how many it started: the number shows
+    whether the limit stopped it, and at what count, so the test cannot pass by a timeout."""
+    return _code(f"""
+        import os
+        my_r, my_w = os.pipe()
+        my_kids = []
+        for my_i in range({tries}):
+            try:
+                my_pid = os.fork()
+            except OSError:
+                break
+            if my_pid == 0:
+                os.close(my_w)
+                os.read(my_r, 1)
+                os._exit(0)
+            my_kids.append(my_pid)
+        os.close(my_w)
+        for my_pid in my_kids:
+            os.waitpid(my_pid, 0)
+        {name} = float(len(my_kids))
+        if os.fork() == 0:  # and one that outlives the cell, to be killed with the sandbox
+            os.setsid()
+            os.execvp("sleep", ["sleep", "600", "{TOKEN}"])
+        """)
+
+
+def _stopped_within_budget(started: float, budget: int = PROCESSES) -> bool:
+    """The limit stopped the bomb: it started at most the budget less the kernel itself, and
+    at least half of it (other processes, the grader's, did not use the budget up; a kernel
+    has about a dozen threads)."""
+    return budget // 2 <= started <= budget - 1
 
 
 @pytest.fixture(scope="module")
@@ -254,17 +293,7 @@ for _ in range(600):
                 pass
         """)}))
     # 12. A fork bomb in the last question.
-    save("forker", _sub(stu, {"answer-q8": _code(f"""
-        import os, time
-        my_t = time.time()
-        while time.time() - my_t < 60:
-            try:
-                if os.fork() == 0:
-                    os.execvp("sleep", ["sleep", "600", "{TOKEN}"])
-            except OSError:
-                pass
-        q8 = 1.0
-        """)}))
+    save("forker", _sub(stu, {"answer-q8": fork_bomb("q8"), "answer-q9": "q9 = 12.5"}))
     # 13. A memory hog.
     save("hog", _sub(stu, {"answer-q7": _code("""
         my_blocks = []
@@ -273,7 +302,7 @@ for _ in range(600):
         """)}))
 
     opts = Options(cell_timeout=CELL_TIMEOUT, timeout=240,
-                   limits=sandbox.Limits(memory_mb=1536, cpu_s=300, processes=64))
+                   limits=sandbox.Limits(memory_mb=1536, cpu_s=300, processes=PROCESSES))
     key, results = grade(KEY, sorted(subs.glob("*.ipynb")), jobs=2, opts=opts, secret=SECRET)
     by_name = {Path(r.path).stem: r for r in results}
     report = tmp_path_factory.mktemp("report")
@@ -401,8 +430,14 @@ def test_a_loop_swallowing_keyboard_interrupt_costs_its_question(attacked):
 
 
 def test_a_fork_bomb_is_contained(attacked):
+    """Stopped by the process limit (not by a timeout: it says how many it started), and the
+    kernel went on: the answers after it were still read out."""
     r = attacked[1]["forker"]
     assert r.scores["q8"] == 0, r.lines["q8"]
+    started = r.received["q8"]["value"]
+    assert isinstance(started, float) and _stopped_within_budget(started), r.received["q8"]
+    assert r.status == "graded" and r.received["q9"]["present"], (r.status, r.received["q9"])
+    assert "process-limit" in attacked[0].layers["layers"], attacked[0].layers
     _unharmed(attacked[2])
 
 
@@ -537,6 +572,7 @@ def own_user(visible):
                 my_found.append(type(my_e).__name__)
         raise RuntimeError(" | ".join(my_found))
         """)}), str(o / "subs" / "snoop.ipynb"))
+    nbformat.write(_sub(stu, {"answer-q8": fork_bomb("q8")}), str(o / "subs" / "bomber.ipynb"))
     before = {k: p.read_bytes() for k, p in targets.items()}
     subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(o)], check=True)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
@@ -544,17 +580,22 @@ def own_user(visible):
     run = _as_nobody([sys.executable, "-m", "simcore", "grade", "--key", str(key),
                       str(o / "subs"), "--out", str(o / "out" / "grades.csv"), "--secret",
                       str(secret), "--roster", str(roster), "--jobs", "2",
-                      "--cell-timeout", str(CELL_TIMEOUT), "--cpu-seconds", "300"], env, 900)
+                      "--cell-timeout", str(CELL_TIMEOUT), "--cpu-seconds", "300",
+                      "--processes", str(PROCESSES)], env, 900)
     feedback = {p.stem: p.read_text(encoding="utf-8")
                 for p in (o / "out" / "grades_feedback").glob("*.md")}
     changed = [k for k, p in targets.items() if p.read_bytes() != before[k]]
     if (repo / "simcore" / "labkit" / "pwned.py").exists():
         changed.append("new file in the source")
-    return run, feedback, changed, secret.read_text().strip(), roster_id
+    answers_file = o / "out" / "grades_answers.json"
+    received = ({Path(r["path"]).stem: r["received"] for r in
+                 json.loads(answers_file.read_text())["results"]}
+                if answers_file.exists() else {})
+    return run, feedback, changed, secret.read_text().strip(), roster_id, received
 
 
 def test_without_root_the_kernel_writes_nothing_outside_its_folder(own_user):
-    run, feedback, changed, _, _ = own_user
+    run, feedback, changed, _, _, _ = own_user
     assert run.returncode == 0, run.stderr[-2000:]
     assert "vandal" in feedback
     assert changed == [], f"the kernel changed the grader's files: {changed}"
@@ -563,12 +604,108 @@ def test_without_root_the_kernel_writes_nothing_outside_its_folder(own_user):
 
 
 def test_without_root_a_given_secret_and_roster_stay_hidden(own_user):
-    run, feedback, _, secret, roster_id = own_user
+    run, feedback, _, secret, roster_id, _ = own_user
     assert run.returncode == 0, run.stderr[-2000:]
     text = feedback["snoop"]
     assert "did not run cleanly" in text, text
     for leaked in (secret, secret[::-1], roster_id, roster_id[::-1]):
         assert leaked[:12] not in text, text
+
+
+def test_without_root_a_fork_bomb_is_stopped_by_its_own_budget(own_user):
+    """Graded as nobody (the kernel runs as the grader's own user, in a user namespace), the
+    bomb still gets the budget: the grader's own processes neither use it up nor lift it."""
+    run, feedback, _, _, _, received = own_user
+    assert run.returncode == 0, run.stderr[-2000:]
+    started = received["bomber"]["q8"]["value"]
+    assert isinstance(started, float) and _stopped_within_budget(started), received["bomber"]
+    layers = next(ln for ln in run.stderr.splitlines() if ln.startswith("sandbox layers:"))
+    assert "process-limit" in layers.split(";")[0] and "bomber" in feedback, layers
+
+
+# A grader without root that starts a fork bomb through the launcher, holds the bomb's
+# processes, starts one of its own meanwhile and reports {"bomb": ..., "grader": ...}.
+_HOLD_BOMB = r"""
+import json, subprocess, sys
+bomb = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+started = bomb.stdout.readline().strip()
+grader = subprocess.run(["/bin/sh", "-c", "echo ok"], capture_output=True, text=True).stdout
+bomb.stdin.close()
+bomb.wait()
+print(json.dumps({"bomb": started, "grader": grader.strip(), "status": bomb.returncode}))
+"""
+_BOMB = r"""
+import os, sys
+kids = []
+for _ in range(int(sys.argv[1])):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        sys.stdin.read()  # until the grader lets go
+        os._exit(0)
+    kids.append(pid)
+print(len(kids), flush=True)
+sys.stdin.read()
+for k in kids:
+    os.waitpid(k, 0)
+"""
+
+
+@pytest.mark.parametrize("namespaces", [True, False], ids=["user-namespace", "no-namespace"])
+def test_without_root_the_process_limit_counts_neither_the_grader_nor_others(namespaces):
+    """The launcher run by a grader without root, with 24 processes of the grader's own user
+    and 24 of another user already running: a fork bomb inside gets its budget (less itself),
+    neither more (the machine's other processes do not lift it: the limit used to be the
+    budget plus every process on the machine) nor less, and the grader can still start a
+    process while the bomb holds all of its own."""
+    require(os.geteuid() == 0 and shutil.which("setpriv") is not None
+            and shutil.which("unshare") is not None, "needs root, setpriv and unshare")
+    budget = 16
+    work = Path(tempfile.mkdtemp(prefix="disklab-bomb-"))
+    others: list[subprocess.Popen] = []
+    try:
+        work.chmod(0o777)
+        nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+        others = [subprocess.Popen([*pre, "sleep", "120"]) for pre in ([], nobody)
+                  for _ in range(24)]
+        cfg = sandbox.make_config(work, None, None, [], sandbox.Limits(processes=budget),
+                                  namespaces=namespaces, unsafe=True)
+        run = _as_nobody([sys.executable, "-c", _HOLD_BOMB, *sandbox.launcher_argv(cfg),
+                          sys.executable, "-c", _BOMB, str(4 * budget)],
+                         {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, 120)
+    finally:
+        for p in others:
+            p.kill()
+            p.wait()
+        shutil.rmtree(work, ignore_errors=True)
+    assert run.returncode == 0, run.stderr[-1000:]
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    assert got["status"] == 0 and got["grader"] == "ok", got
+    assert budget // 2 <= int(got["bomb"]) <= budget - 1, got
+
+
+def test_the_probe_says_when_the_process_limit_does_not_hold(tmp_path):
+    """A kernel run as root is bound by no process limit: the probe's fork bomb goes past its
+    budget, and the layer is named missing (the grader says so rather than trust a limit)."""
+    require(os.geteuid() == 0, "needs root (a kernel that no process limit binds)")
+    for forks, holds in ((None, False), (0, False), (3, False), (7, True), (15, True),
+                         (16, False), (sandbox.PROBE_FORK_TRIES, False)):
+        assert sandbox.process_limit_holds(forks) is holds, forks
+    work = sandbox.make_workdir(None, None)
+    try:
+        cfg = sandbox.make_config(work, None, None, [],
+                                  sandbox.Limits(processes=sandbox.PROBE_PROCESSES),
+                                  namespaces=True, unsafe=True)
+        run = subprocess.run([*sandbox.launcher_argv(cfg), sys.executable, "-c",
+                              sandbox.probe_code()], capture_output=True, text=True, timeout=120)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    assert run.returncode == 0, run.stderr[-500:]
+    forks = json.loads(run.stdout.strip().splitlines()[-1])["forks"]
+    assert forks == sandbox.PROBE_FORK_TRIES and not sandbox.process_limit_holds(forks)
+    assert sandbox.process_count(None, True) == "none"
 
 
 def test_grading_refuses_where_the_kernel_could_write_the_graders_files(monkeypatch, tmp_path):

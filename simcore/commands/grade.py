@@ -45,7 +45,8 @@ def register(sub) -> None:
     p.add_argument("--cpu-seconds", type=int, default=None, help="CPU time per kernel "
                    "(default: derived from the key's own run)")
     p.add_argument("--processes", type=int, default=96,
-                   help="processes and threads per sandbox user")
+                   help="processes and threads per sandbox (the sandbox's own count where "
+                   "it has a user or user namespace of its own; else said so)")
     p.add_argument("--no-sandbox", action="store_true",
                    help="run kernels as yourself, unconfined (trusted notebooks only)")
     p.add_argument("--unsafe-sandbox", action="store_true",
@@ -154,31 +155,27 @@ def main(args) -> int:
         raise ValueError(str(exc)) from None
     limits = sandbox.Limits(cpu_s=args.cpu_seconds, memory_mb=args.memory_mb,
                             processes=args.processes)
-    # the secret and the roster named here are hidden from the sandbox with the rest
-    hide = g.hidden_paths(key_path, subs, [p for p in (args.secret, args.roster) if p])
     opts = g.Options(cell_timeout=args.cell_timeout, timeout=args.timeout,
-                     use_sandbox=not args.no_sandbox, limits=limits, hide=hide,
+                     use_sandbox=not args.no_sandbox, limits=limits,
                      keep_merged=args.keep_merged, roster=roster, deadline=deadline,
                      unsafe_sandbox=args.unsafe_sandbox)
-    layers = None
-    if opts.use_sandbox:
-        layers = sandbox.probe_layers(hide, limits)
-        print("sandbox layers: " + (", ".join(layers["layers"]) or "none")
-              + (f"; MISSING: {', '.join(layers['missing'])}" if layers["missing"] else ""),
-              file=sys.stderr)
-        if not sandbox.confined(layers):
-            if not args.unsafe_sandbox:
-                raise g.SandboxError(sandbox.unconfined_error(layers))
-            print("WARNING: --unsafe-sandbox: student code can change any file you can "
-                  "(your home, simcore's source)", file=sys.stderr)
-            layers = {**layers, "missing": [*layers["missing"],
-                                            "confinement (graded with --unsafe-sandbox)"]}
-    else:
-        layers = {"layers": [], "missing": ["all: --no-sandbox"]}
-        print("WARNING: --no-sandbox: student code runs as you, unconfined", file=sys.stderr)
-    if secret is None:
-        print("WARNING: --public-variants: anyone can compute any student's variant",
-              file=sys.stderr)
+
+    def announce(layers: dict) -> None:
+        """What the sandbox holds, as probed by the grading itself (once), before it grades."""
+        if opts.use_sandbox:
+            print("sandbox layers: " + (", ".join(layers["layers"]) or "none")
+                  + (f"; MISSING: {', '.join(layers['missing'])}" if layers["missing"] else ""),
+                  file=sys.stderr)
+            if not sandbox.confined(layers) and args.unsafe_sandbox:
+                print("WARNING: --unsafe-sandbox: student code can change any file you can "
+                      "(your home, simcore's source)", file=sys.stderr)
+        else:
+            print("WARNING: --no-sandbox: student code runs as you, unconfined", file=sys.stderr)
+        refused = opts.use_sandbox and not sandbox.confined(layers) and not args.unsafe_sandbox
+        if secret is None and not refused:  # (grading raises next when refused)
+            print("WARNING: --public-variants: anyone can compute any student's variant",
+                  file=sys.stderr)
+
     t0 = time.monotonic()
     count = [0]
 
@@ -187,8 +184,11 @@ def main(args) -> int:
         print(f"[{count[0]}/{len(subs)}] {r.student_id}: {r.total:g} "
               f"({r.status}, {r.seconds:.1f} s, {r.cpu_seconds:.1f} CPU s)", file=sys.stderr)
 
+    # the secret and the roster named here are hidden from the sandbox with the rest
     key, results = g.grade(key_path, subs, jobs=args.jobs, opts=opts, secret=secret,
-                           progress=progress)
+                           progress=progress, announce=announce,
+                           private=[p for p in (args.secret, args.roster) if p])
+    layers = key.layers if opts.use_sandbox else {"layers": [], "missing": ["all: --no-sandbox"]}
     try:
         rep.write_report(key, results, out, feedback, force=args.force, layers=layers)
     except FileExistsError as exc:  # appeared while grading

@@ -564,6 +564,7 @@ class Options:
     roster: dict[str, str] | None = None
     unsafe_sandbox: bool = False  # grade even where student code could write the grader's files
     deadline: float | None = None  # a POSIX time; later file times are flagged late
+    layers: dict | None = None  # the probed sandbox layers (:func:`grade` sets them, once)
 
 
 class Slots:
@@ -724,7 +725,7 @@ def _sandboxed_run(merged: NotebookNode, opts: Options, slots: Slots | None,
             uid, gid = (user[0], user[1]) if user else (None, None)
             res.sandbox_user = user[2] if user else ""
             work = sandbox.make_workdir(uid, gid)
-            layers = sandbox.probe_layers(opts.hide, opts.limits)
+            layers = opts.layers or sandbox.probe_layers(opts.hide, opts.limits)
             hide = [*opts.hide, str(private)]
             cfg = sandbox.make_config(work, uid if "unprivileged-user" in layers["layers"]
                                       else None, gid, hide, opts.limits,
@@ -884,19 +885,39 @@ def default_jobs(jobs: int | None = None) -> int:
     return max(1, jobs or (os.cpu_count() or 1) + 1)
 
 
+UNSAFE = "confinement (graded with --unsafe-sandbox)"  # a missing layer, asked for
+
+
 def grade(key_path: str | Path, submissions: Sequence[str | Path], *, jobs: int | None = None,
           opts: Options | None = None, secret: bytes | None = None,
-          progress: Callable[[Result], None] | None = None) -> tuple[Key, list[Result]]:
-    """Grade many submissions in parallel; results come back in the submissions' order."""
+          progress: Callable[[Result], None] | None = None,
+          private: Sequence[str | Path] = (),
+          announce: Callable[[dict], None] | None = None) -> tuple[Key, list[Result]]:
+    """Grade many submissions in parallel; results come back in the submissions' order.
+
+    What the sandbox must hide (:func:`hidden_paths`, with ``private``: a secret
+    or roster named by the caller) is computed and the sandbox probed once, here;
+    ``announce`` gets the probed layers before anything is graded (or refused),
+    and ``key.layers`` keeps what was enforced (with :data:`UNSAFE` among the
+    missing layers when graded with ``unsafe_sandbox``).
+    """
+    import dataclasses
+
     opts = opts or Options()
     key = Key(key_path, secret)
     paths = [Path(p) for p in submissions]
-    opts.hide = sorted({*opts.hide, *hidden_paths(key.path, paths)})
-    key.layers = (sandbox.probe_layers(opts.hide, opts.limits) if opts.use_sandbox
-                  else {"layers": [], "missing": ["all (grading without a sandbox)"]})
-    if opts.use_sandbox and not opts.unsafe_sandbox and not sandbox.confined(key.layers):
-        key.close()
-        raise SandboxError(sandbox.unconfined_error(key.layers))
+    hide = sorted({*opts.hide, *hidden_paths(key.path, paths, private)})
+    layers = (sandbox.probe_layers(hide, opts.limits) if opts.use_sandbox
+              else {"layers": [], "missing": ["all (grading without a sandbox)"]})
+    if announce:
+        announce(layers)
+    if opts.use_sandbox and not sandbox.confined(layers):
+        if not opts.unsafe_sandbox:
+            key.close()
+            raise SandboxError(sandbox.unconfined_error(layers))
+        layers = {**layers, "missing": [*layers["missing"], UNSAFE]}
+    key.layers = layers
+    opts = dataclasses.replace(opts, hide=hide, layers=layers if opts.use_sandbox else None)
     jobs = default_jobs(jobs)
     slots = Slots(jobs, opts.use_sandbox)
     results: list[Result | None] = [None] * len(paths)

@@ -21,7 +21,20 @@ of student code:
   fails), no supplementary groups; the sandbox folder is the only place it owns;
 - **rlimits**: CPU seconds, address space, process count, file size, open files
   (a kernel stopped by its CPU limit makes the launcher exit with
-  :data:`CPU_LIMIT_EXIT`, so the grader can say why it died);
+  :data:`CPU_LIMIT_EXIT`, so the grader can say why it died). Linux counts the
+  process limit (``RLIMIT_NPROC``, threads included) per real user, machine-wide,
+  or, from Linux 5.14 (commit 21d1c5e386bc, "Reimplement RLIMIT_NPROC on top of
+  ucounts"), per user *in each user namespace*; a PID namespace alone bounds
+  nothing. So the count is the sandbox's own when the kernel runs as a slot user
+  of its own (root) or in a user namespace of its own (no root, Linux 5.14 and
+  later); otherwise it is shared with every other process of the kernel's user
+  (the grader's own, without root), and the limit is set to what that user runs
+  at launch plus the budget: the grader's processes neither eat the budget nor
+  lift it, but whatever else that user starts or ends meanwhile (the grader, a
+  kernel graded beside it) moves it, and the layers say so (:func:`process_count`,
+  :func:`probe_layers`). cgroups
+  (``pids.max``) are not used: they need root or a delegated cgroup, and with
+  root the slot user already gives an exact count;
 - **a clean environment**: a short allow-list; the instructor secret never
   crosses.
 
@@ -80,7 +93,7 @@ class Limits:
 
     cpu_s: int | None = None
     memory_mb: int = 2048
-    processes: int = 96  # RLIMIT_NPROC counts threads: a kernel has about a dozen
+    processes: int = 96  # tasks (threads count: a kernel has about a dozen); see process_count
     file_mb: int = 64
     open_files: int = 256
     scratch_mb: int = 64
@@ -252,20 +265,83 @@ def _expose(cfg: Config) -> None:
         os.close(fd)
 
 
-def _limit(cfg: Config) -> None:
+UCOUNTS_NPROC = (5, 14)  # Linux counts RLIMIT_NPROC per user namespace from this release
+
+
+def _kernel_release() -> tuple[int, int]:
+    try:
+        major, minor = os.uname().release.split(".")[:2]
+        return int(major), int("".join(ch for ch in minor if ch.isdigit()) or 0)
+    except ValueError:
+        return 0, 0
+
+
+def kernel_user(cfg_uid: int | None) -> int:
+    """The real user id the kernel will run as (the grader's own without root)."""
+    return cfg_uid if cfg_uid is not None and os.getuid() == 0 else os.getuid()
+
+
+def process_count(cfg_uid: int | None, namespaces: bool) -> str:
+    """Whose processes the kernel's process limit counts (``RLIMIT_NPROC``).
+
+    ``"own-user"``: root grading, the kernel runs as a slot user of its own
+    (:func:`sandbox_user`), so every process of that user is the sandbox's;
+    ``"user-namespace"``: no root, the kernel is in a user namespace of its own
+    on Linux 5.14 or later, which counts per user per namespace; ``"shared-user"``:
+    the count is machine-wide for a user that runs other processes too (the
+    grader's own without a user namespace or on an older Linux, or ``nobody``
+    when no slot user could be made); ``"none"``: the kernel runs as root, which
+    the limit does not bind.
+    """
+    uid = kernel_user(cfg_uid)
+    if uid == 0:
+        return "none"
+    if os.getuid() == 0:
+        try:
+            own = pwd.getpwuid(uid).pw_name.startswith(USER_PREFIX)
+        except KeyError:
+            own = False
+        return "own-user" if own else "shared-user"
+    return "user-namespace" if namespaces and _kernel_release() >= UCOUNTS_NPROC \
+        else "shared-user"
+
+
+def user_tasks(uid: int) -> int:
+    """Tasks (threads included, zombies too: both count against RLIMIT_NPROC) of a real user,
+    machine-wide; read from this process's /proc, so call it before a PID namespace's."""
+    n = 0
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            fields = dict(ln.split(":", 1) for ln in (p / "status").read_text().splitlines()
+                          if ln.startswith(("Uid:", "Threads:")))
+            if int(fields["Uid"].split()[0]) == uid:
+                n += int(fields.get("Threads", "1"))
+        except (OSError, ValueError, KeyError):
+            continue
+    return n
+
+
+def nproc_limit(budget: int, how: str, tasks_before: int) -> int:
+    """The RLIMIT_NPROC value that leaves the kernel ``budget`` tasks of its own (the kernel
+    included), given how they are counted (:func:`process_count`) and, for a count per user,
+    how many tasks that user had when the launcher started (the launcher among them when it
+    runs as that user)."""
+    if how == "user-namespace":
+        return budget + 1  # the launcher entered the namespace too, and is counted there
+    return tasks_before + budget
+
+
+def _limit(cfg: Config, nproc: int) -> None:
     lim = cfg.limits
     mb = 1024 * 1024
     cpu = lim.cpu_s if lim.cpu_s is not None else CPU_S_WITHOUT_GRADER
     for what, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, lim.memory_mb * mb),
                         (resource.RLIMIT_FSIZE, lim.file_mb * mb),
-                        (resource.RLIMIT_NOFILE, lim.open_files), (resource.RLIMIT_CORE, 0)):
+                        (resource.RLIMIT_NOFILE, lim.open_files), (resource.RLIMIT_CORE, 0),
+                        (resource.RLIMIT_NPROC, nproc)):
         resource.setrlimit(what, (value, value))
-    if cfg.uid not in (None, os.getuid()) or os.getuid() == 0:
-        resource.setrlimit(resource.RLIMIT_NPROC, (lim.processes, lim.processes))
-    else:  # the grader's own user: count what it already runs
-        mine = sum(1 for p in Path("/proc").iterdir() if p.name.isdigit())
-        n = lim.processes + mine
-        resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
 
 
 def _drop(cfg: Config) -> None:
@@ -293,6 +369,10 @@ def launch(cfg: Config, argv: list[str]) -> int:
         print("disklab sandbox: refusing to start a kernel as the grader's own user without "
               "namespaces (it could write the grader's files)", file=sys.stderr)
         return 121
+    # counted on the machine's /proc, before a PID namespace's replaces it
+    how = process_count(cfg.uid, cfg.namespaces)
+    nproc = nproc_limit(cfg.limits.processes, how,
+                        0 if how == "user-namespace" else user_tasks(kernel_user(cfg.uid)))
     if cfg.namespaces:
         layers = _enter_namespaces(cfg)
     for a in argv:  # the connection file the kernel must read is written by the grader
@@ -303,7 +383,7 @@ def launch(cfg: Config, argv: list[str]) -> int:
         try:
             if layers:
                 _build_filesystem(cfg, own_user)
-            _limit(cfg)
+            _limit(cfg, nproc)
             _drop(cfg)
             _check(_c().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
             _c().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -506,6 +586,11 @@ def kernel_argv() -> list[str]:
     return [sys.executable, "-c", _KERNEL_MAIN, "-f", "{connection_file}"]
 
 
+PROBE_PROCESSES = 16  # the probe's own process budget: enough to see how the limit counts
+PROBE_FORK_TRIES = 3 * PROBE_PROCESSES  # forks the probe tries before it gives up on a limit
+
+# Run inside the sandbox by probe_layers, after two lines that set SCRATCH (the folders the
+# sandbox makes fresh, from this module) and TRIES.
 _PROBE_CODE = r"""
 import json, os, socket, sys
 out = {"uid": os.getuid(), "pid": os.getpid()}
@@ -521,7 +606,7 @@ try:
     open("/tmp/.disklab-probe", "w").write("x"); out["tmp_private"] = True
 except OSError:
     out["tmp_private"] = False
-allowed = [os.getcwd(), "/proc", "/tmp", "/var/tmp", "/dev/shm", "/run/lock"]
+allowed = [os.getcwd(), "/proc", *SCRATCH]
 out["writable_mounts"] = []
 for line in open("/proc/self/mountinfo"):
     f = line.split()
@@ -534,20 +619,59 @@ out["cap_eff"] = next(int(ln.split()[1], 16) for ln in open("/proc/self/status")
 import resource
 out["nproc"] = resource.getrlimit(resource.RLIMIT_NPROC)[0]
 out["as_mb"] = resource.getrlimit(resource.RLIMIT_AS)[0] // 2**20
+# a small fork bomb: children that wait on a pipe, until the process limit refuses one
+r, w = os.pipe()
+kids = []
+for _ in range(TRIES):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        os.close(w)
+        os.read(r, 1)
+        os._exit(0)
+    kids.append(pid)
+os.close(w)
+for k in kids:
+    os.waitpid(k, 0)
+out["forks"] = len(kids)
 print(json.dumps(out))
 """
 
+
+def probe_code() -> str:
+    """The probe's program, with the scratch folders taken from :data:`SCRATCH`."""
+    return f"SCRATCH = {SCRATCH!r}\nTRIES = {PROBE_FORK_TRIES}\n" + _PROBE_CODE
+
+
+def process_limit_holds(forks: int | None, budget: int = PROBE_PROCESSES) -> bool:
+    """Whether a fork bomb was stopped within its budget without the budget being eaten by
+    other processes: the probe (one task) could start at least half the rest, and not more."""
+    return forks is not None and (budget - 1) // 2 <= forks <= budget - 1
+
 _layers_cache: dict[str, dict] = {}
 _layers_lock = threading.Lock()
+SHARED_COUNT = ("process-limit of its own (it counts every process of the kernel's user, "
+                "set to what that user ran at launch plus the budget)")
 
 
 def probe_layers(hide: list[str] | None = None, limits: Limits | None = None) -> dict:
     """Start one sandbox with a tiny program and report which layers really hold.
 
-    Returns ``{"layers": [...], "missing": [...], "details": {...}}``. Cached.
+    Returns ``{"layers": [...], "missing": [...], "details": {...}}``. Cached per hidden
+    paths and limits (the CPU limit aside). The probe ends with a small fork bomb under a
+    budget of :data:`PROBE_PROCESSES`: ``process-limit`` is present only if the limit
+    stopped it within that budget and other processes had not used the budget up
+    (:func:`process_limit_holds`), and, if the count is shared with other processes of
+    the kernel's user (:func:`process_count`), that is named among the missing layers.
     """
+    import dataclasses
+
     hide = sorted(hide or [])
-    key = json.dumps(hide)
+    limits = limits or Limits()
+    key = json.dumps([hide, asdict(dataclasses.replace(limits, cpu_s=None))])
+    probe_limits = dataclasses.replace(limits, processes=PROBE_PROCESSES)
     with _layers_lock:
         if key in _layers_cache:
             return _layers_cache[key]
@@ -557,15 +681,15 @@ def probe_layers(hide: list[str] | None = None, limits: Limits | None = None) ->
         for ns, drop in ((True, True), (False, True), (False, False)):
             uid, gid = (user[0], user[1]) if user and drop else (None, None)
             work = make_workdir(uid, gid)
-            cfg = make_config(work, uid, gid, hide, limits, namespaces=ns, unsafe=True)
+            cfg = make_config(work, uid, gid, hide, probe_limits, namespaces=ns, unsafe=True)
             try:
-                run = subprocess.run([*launcher_argv(cfg), sys.executable, "-c", _PROBE_CODE,
+                run = subprocess.run([*launcher_argv(cfg), sys.executable, "-c", probe_code(),
                                       *hide], capture_output=True, text=True, timeout=120)
             finally:
                 shutil.rmtree(work, ignore_errors=True)
             if run.returncode == 0:
                 details = json.loads(run.stdout.strip().splitlines()[-1])
-                details.update(namespaces=ns, drop=drop)
+                details.update(namespaces=ns, drop=drop, process_count=process_count(uid, ns))
                 break
             details.setdefault("errors", []).append(run.stderr.strip()[-300:])
         if user:
@@ -582,6 +706,12 @@ def probe_layers(hide: list[str] | None = None, limits: Limits | None = None) ->
         (layers if ns and details.get("writable_mounts") == [] and details.get("cap_eff") == 0
          else missing).append("read-only-filesystem")
         (layers if ns and not details.get("hidden_readable") else missing).append("hidden-paths")
+        if not process_limit_holds(details.get("forks")):
+            missing.append("process-limit")
+        elif details.get("process_count") == "shared-user":
+            missing.append(SHARED_COUNT)
+        else:
+            layers.append("process-limit")
         result = {"layers": layers, "missing": missing, "details": details,
                   "user": user[2] if user else None}
         _layers_cache[key] = result
