@@ -501,3 +501,20 @@ def test_literal_answers_refuse_what_no_literal_spells():
         literal_answers({"q1": [rec]})
     with pytest.raises(TypeError, match="literal"):
         literal_answers({"q1": object()})
+
+
+def test_grading_as_root_refuses_to_share_a_sandbox_user(monkeypatch):
+    """A slot's user is killed wholesale between submissions, so a shared fallback (nobody)
+    would let one slot's cleanup kill another slot's kernel and the machine's own nobody
+    daemons: when the slot's user cannot be made, grading stops with what to do."""
+    from simcore.labkit import sandbox
+
+    def no_such_user(name):
+        raise KeyError(name)
+
+    monkeypatch.setattr(sandbox.os, "getuid", lambda: 0)
+    monkeypatch.setattr(sandbox.pwd, "getpwnam", no_such_user)
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    with pytest.raises(sandbox.SandboxUnavailable, match="disklab-sb7.*useradd is not installed"):
+        sandbox.sandbox_user(7)
+    assert issubclass(sandbox.SandboxUnavailable, ValueError)  # one line on the command line

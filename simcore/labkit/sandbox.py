@@ -17,8 +17,9 @@ of student code:
   whose first process is the kernel, so when it ends the kernel of Linux
   kills everything the notebook started, detached daemons included;
 - **an unprivileged user**: as root, one system user per grading slot
-  (``disklab-sb0``, ... created on demand with ``useradd``; ``nobody`` if that
-  fails), no supplementary groups; the sandbox folder is the only place it owns;
+  (``disklab-sb0``, ... created on demand with ``useradd``; grading refuses to start
+  if that fails, rather than share a user such as ``nobody``), no supplementary
+  groups; the sandbox folder is the only place it owns;
 - **rlimits**: CPU seconds, address space, process count, file size, open files
   (a kernel stopped by its CPU limit makes the launcher exit with
   :data:`CPU_LIMIT_EXIT`, so the grader can say why it died). Linux counts the
@@ -289,8 +290,7 @@ def process_count(cfg_uid: int | None, namespaces: bool) -> str:
     ``"user-namespace"``: no root, the kernel is in a user namespace of its own
     on Linux 5.14 or later, which counts per user per namespace; ``"shared-user"``:
     the count is machine-wide for a user that runs other processes too (the
-    grader's own without a user namespace or on an older Linux, or ``nobody``
-    when no slot user could be made); ``"none"``: the kernel runs as root, which
+    grader's own without a user namespace or on an older Linux); ``"none"``: the kernel runs as root, which
     the limit does not bind.
     """
     uid = kernel_user(cfg_uid)
@@ -446,7 +446,8 @@ def claim_slot(max_slots: int = 64) -> int:
                 continue
             _held[slot] = fd
             return slot
-    raise RuntimeError(f"all {max_slots} sandbox slots are held by other grading runs")
+    raise SandboxUnavailable(f"all {max_slots} sandbox slots are held by other grading runs; "
+                             "wait for them to end, or grade with fewer --jobs")
 
 
 def release_slot(slot: int) -> None:
@@ -456,8 +457,19 @@ def release_slot(slot: int) -> None:
         os.close(fd)  # closing drops the flock
 
 
+class SandboxUnavailable(ValueError):
+    """The sandbox cannot be set up as promised (a ValueError, so the command line prints it
+    as one line, without a traceback)."""
+
+
 def sandbox_user(slot: int) -> tuple[int, int, str] | None:
-    """The unprivileged user of a grading slot: created on demand, ``nobody`` as a fallback."""
+    """The unprivileged user of a grading slot (as root), created on demand with ``useradd``.
+
+    Each slot has a user of its own, because the grader kills every process of that user
+    between two submissions (:func:`reap_user`) and counts the process limit per user. A
+    shared fallback such as ``nobody`` would let one slot's cleanup kill another slot's
+    kernel, and any daemon of the machine that runs as ``nobody``: so when the user cannot
+    be made, grading stops here with what to do instead."""
     if os.getuid() != 0:
         return None
     name = f"{USER_PREFIX}{slot}"
@@ -465,14 +477,22 @@ def sandbox_user(slot: int) -> tuple[int, int, str] | None:
         pw = pwd.getpwnam(name)
     except KeyError:
         useradd = shutil.which("useradd")
+        made = None
         if useradd:
-            subprocess.run([useradd, "--system", "--no-create-home", "--home-dir", "/nonexistent",
-                            "--shell", "/usr/sbin/nologin", "--user-group", name],
-                           capture_output=True, check=False)
+            made = subprocess.run([useradd, "--system", "--no-create-home", "--home-dir",
+                                   "/nonexistent", "--shell", "/usr/sbin/nologin",
+                                   "--user-group", name], capture_output=True, text=True,
+                                  check=False)
         try:
             pw = pwd.getpwnam(name)
         except KeyError:
-            pw = pwd.getpwnam("nobody")
+            why = ("useradd is not installed" if made is None
+                   else f"useradd failed: {made.stderr.strip()[-200:] or made.returncode}")
+            raise SandboxUnavailable(
+                f"cannot create the sandbox user {name!r} ({why}). Install useradd (Debian: "
+                f"apt-get install passwd), create the users {USER_PREFIX}0, {USER_PREFIX}1, "
+                "... yourself, or grade as an ordinary user (the sandbox then uses a user "
+                "namespace)") from None
     return pw.pw_uid, pw.pw_gid, pw.pw_name
 
 
