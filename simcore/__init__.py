@@ -20,7 +20,7 @@ from .disk.mechanics import (
     rotational_latency_ms,
 )
 from .disk.profile import DiskProfile, SeekSpec, Zone
-from .disk.profiles import list_disks, load_disk
+from .disk.profile_loader import list_disks, load_disk
 from .drive.cache import FLUSH, CacheConfig, SegmentCache
 from .drive.drive import Drive, HeadView
 from .drive.interface import Port, mode

@@ -17,7 +17,7 @@ import sys
 
 MOVED = {
     "simcore.profile": "simcore.disk.profile",
-    "simcore.profiles": "simcore.disk.profiles",
+    "simcore.profiles": "simcore.disk.profile_loader",
     "simcore.layout": "simcore.disk.layout",
     "simcore.mechanics": "simcore.disk.mechanics",
     "simcore.access": "simcore.disk.access",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from simcore.disk.profiles import profile_from_dict
+from simcore.disk.profile_loader import profile_from_dict
 
 
 def small_disk(zones, surfaces=2, mapping="conventional", rpm=6000.0, head_switch_ms=0.5,

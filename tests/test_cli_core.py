@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from simcore.disk.profiles import list_disks
+from simcore.disk.profile_loader import list_disks
 from simcore.records import CSV_COLUMNS
 
 

@@ -19,7 +19,7 @@ import pytest
 from simcore import Layout, Mechanism, ProfileError, load_disk
 from simcore.__main__ import main as cli_main
 from simcore.disk.mechanics import spec_sheet_average
-from simcore.disk.profiles import profile_from_dict
+from simcore.disk.profile_loader import profile_from_dict
 from simcore.disksim.importer import (
     hpl_times,
     import_disksim,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from simcore import run
-from simcore.disk.profiles import profile_from_dict
+from simcore.disk.profile_loader import profile_from_dict
 from simcore.workloads import ValidationStep, ValidationWorkload
 
 SECTOR_BUS_MS = 0.2

@@ -14,7 +14,7 @@ import json
 import pytest
 
 from simcore.disk.layout import Layout
-from simcore.disk.profiles import load_disk
+from simcore.disk.profile_loader import load_disk
 from simcore.experiments import multistream as exp
 
 

@@ -22,7 +22,7 @@ import pytest
 
 from simcore.__main__ import main as cli_main
 from simcore.disk.access import HeadState, Mechanism
-from simcore.disk.profiles import load_disk
+from simcore.disk.profile_loader import load_disk
 from simcore.homework import DiskHomework, ToyGeometry, ostep_profile, report, solve
 from simcore.homework.requests import draw
 

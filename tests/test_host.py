@@ -258,7 +258,7 @@ def test_idle_readahead_streams_a_paused_reader():
     """A sequential reader that pauses 0.2 ms loses no revolution with read-ahead, a whole one
     without it (Gray 2000 §2.10)."""
     from simcore.disk.access import Mechanism
-    from simcore.disk.profiles import load_disk
+    from simcore.disk.profile_loader import load_disk
     from simcore.drive.drive import Drive
 
     mech = Mechanism(load_disk("cheetahx15"))

@@ -160,7 +160,7 @@ def _spt_of_cylinder(spec, cyl):
 # -- DiskSim's sparing layouts (dm_layout_g1), checked by hand ------------------------------
 
 def _one_zone(**zone):
-    from simcore.disk.profiles import profile_from_dict
+    from simcore.disk.profile_loader import profile_from_dict
     base = {"id": "z", "name": "z", "geometry": {"rpm": 6000, "surfaces": 2, "zones": [
         {"first_cylinder": 0, "last_cylinder": 3, "sectors_per_track": 10, "track_skew": 0,
          "cylinder_skew": 0, **zone}]},
@@ -191,7 +191,7 @@ def test_spares_at_the_end_of_every_range_with_a_slip():
 
 
 def test_empty_space_at_the_zone_front_and_unused_cylinders():
-    from simcore.disk.profiles import profile_from_dict
+    from simcore.disk.profile_loader import profile_from_dict
     base = {"id": "g", "name": "g", "geometry": {"rpm": 6000, "surfaces": 1, "zones": [
         {"first_cylinder": 0, "last_cylinder": 1, "sectors_per_track": 10, "track_skew": 0,
          "cylinder_skew": 0, "empty_front": 3},

@@ -12,7 +12,7 @@ import pytest
 
 from simcore import Layout, ProfileError, list_disks, load_disk
 from simcore.disk.mechanics import random_seek_moments, seek_for
-from simcore.disk.profiles import disk_dir, profile_from_dict
+from simcore.disk.profile_loader import disk_dir, profile_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPECTED = {"toy", "fujitsu_eagle", "atlas10k", "atlas10k2", "ultrastar18es", "cheetahx15",

@@ -14,7 +14,7 @@ import pytest
 
 import simcore
 from simcore.disk.access import HeadState
-from simcore.disk.profiles import profile_from_dict
+from simcore.disk.profile_loader import profile_from_dict
 from simcore.disk.sectors import SectorFormat, with_format
 from simcore.errors import AlignmentError, ProfileError
 from simcore.workloads import ClosedWorkload, from_tuples

@@ -15,7 +15,7 @@ import pytest
 
 import simcore
 from simcore.disk.access import HeadState
-from simcore.disk.profiles import profile_from_dict
+from simcore.disk.profile_loader import profile_from_dict
 from simcore.drive.smr import RESET, DriveManaged, HostManaged, translation_of
 from simcore.errors import ProfileError, ZoneError
 from simcore.records import Request

@@ -16,7 +16,7 @@ import pytest
 
 from simcore.disk.access import Mechanism
 from simcore.disk.layout import Layout
-from simcore.disk.profiles import load_disk
+from simcore.disk.profile_loader import load_disk
 from simcore.drive.firmware_events import FirmwareEvents
 from simcore.engine import _feed_open, run, start
 from simcore.records import READ, WRITE, Completed, Request

@@ -242,7 +242,7 @@ def test_demerit_grows_with_the_perturbation(tiny, tmp_path, capsys):
 
 def test_bundled_disk_round_trip(tmp_path):
     # the same check on a bundled profile of a real drive (different zones, seek model, cache)
-    from simcore.disk.profiles import disk_dir
+    from simcore.disk.profile_loader import disk_dir
 
     trace = synthesise(disk_dir() / "hpc2247.toml", tmp_path / "hp.validate", n=200, seed=3)
     report = replay_validation(load_disk("hpc2247"), read_validation(trace))

@@ -9,7 +9,7 @@ import numpy as np
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
 import simcore
-from simcore.disk.profiles import profile_from_dict
+from simcore.disk.profile_loader import profile_from_dict
 from simcore.disksim.importer import import_disksim
 from simcore.records import READ, WRITE
 from simcore.workloads import ClosedWorkload, random_closed

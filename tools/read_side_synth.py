@@ -20,7 +20,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from simcore.disk.profiles import profile_from_dict  # noqa: E402
+from simcore.disk.profile_loader import profile_from_dict  # noqa: E402
 from simcore.disksim.importer import import_disksim  # noqa: E402
 from simcore.engine import run  # noqa: E402
 from simcore.workloads import ValidationStep, ValidationWorkload  # noqa: E402

@@ -18,7 +18,7 @@ import platform
 import time
 
 from ..disk.access import Mechanism
-from ..disk.profiles import load_disk
+from ..disk.profile_loader import load_disk
 from ..drive.cache import CacheConfig
 from ..engine import run
 from ..stack import stack

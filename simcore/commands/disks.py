@@ -6,7 +6,7 @@ import json
 
 from ..disk.layout import Layout
 from ..disk.mechanics import mean_rotational_latency_ms, seek_for
-from ..disk.profiles import list_disks, load_disk
+from ..disk.profile_loader import list_disks, load_disk
 
 
 def register(sub) -> None:

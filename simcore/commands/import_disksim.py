@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..disk.layout import Layout
-from ..disk.profiles import load_disk
+from ..disk.profile_loader import load_disk
 from ..disksim.importer import import_disksim, write_profile
 
 

@@ -7,7 +7,7 @@ import asyncio
 import json
 import sys
 
-from ..disk.profiles import load_disk
+from ..disk.profile_loader import load_disk
 from ..sched import names as scheduler_names
 
 

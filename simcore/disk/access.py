@@ -25,7 +25,7 @@ import numpy as np
 from .layout import SECTOR_BYTES, Layout, StraightTrack, TrackPiece
 from .mechanics import SeekCurve, seek_for
 from .profile import DiskProfile
-from .profiles import load_disk
+from .profile_loader import load_disk
 from .sectors import SectorFormat
 
 

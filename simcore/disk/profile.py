@@ -1,9 +1,9 @@
-"""Disk profiles: frozen records of a drive's published parameters.
+"""Disk profile records: frozen dataclasses of a drive's published parameters.
 
 A profile is plain data (one TOML file in ``data/disks/``). It says what the
 drive is, where every number comes from and which numbers are assumed. The
-loader in :mod:`simcore.profiles` validates it; the layout and mechanics
-modules turn it into a working model.
+loader, :mod:`simcore.disk.profile_loader`, reads and validates it into these records;
+the layout and mechanics modules turn it into a working model.
 """
 
 from __future__ import annotations

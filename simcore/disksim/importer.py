@@ -47,7 +47,7 @@ import numpy as np
 
 from ..disk.layout import Layout
 from ..disk.profile import DiskProfile
-from ..disk.profiles import load_disk, profile_from_dict
+from ..disk.profile_loader import load_disk, profile_from_dict
 from ..errors import ProfileError
 from .parse import Block, Document, Param, PList, parse_file, syntax_error
 

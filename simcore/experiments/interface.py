@@ -150,7 +150,7 @@ def reproduce(quick: bool = False, seed: int = 0) -> dict:
     res["bystander_cpu_pct"] = {k: bonnie_read(DISK, p, file_mib=size, hog=True).hog_pct
                                 for k, p in ports.items()}
     # The thesis says the write cache was off: what that would have given.
-    from ..disk.profiles import load_disk
+    from ..disk.profile_loader import load_disk
     from ..drive.cache import CacheConfig
 
     wt = CacheConfig.from_profile(load_disk(DISK), write_back=False)
@@ -191,7 +191,7 @@ def read_ahead_hit_rates(streams=(1, 2, 4, 8), segments=(1, 2, 4, 8, 16, 32),
     outnumber the segments (Panagiotakis 2006, Figs. 3.3 and 3.5).
     """
     from ..disk.access import Mechanism
-    from ..disk.profiles import load_disk
+    from ..disk.profile_loader import load_disk
     from ..drive.cache import CacheConfig
     from ..engine import run
 
@@ -225,7 +225,7 @@ def read_ahead_policies(disk: str = DISK, n: int = 240, seed: int = 0) -> dict:
     import numpy as np
 
     from ..disk.access import Mechanism
-    from ..disk.profiles import load_disk
+    from ..disk.profile_loader import load_disk
     from ..drive.cache import POLICIES, CacheConfig
     from ..engine import run
     from ..workloads import ClosedWorkload

@@ -64,7 +64,7 @@ import numpy as np
 
 from ..disk.access import Mechanism
 from ..disk.layout import Layout
-from ..disk.profiles import load_disk
+from ..disk.profile_loader import load_disk
 from ..drive.cache import CacheConfig
 from ..engine import sweep
 from ..host.controller_cache import ControllerCacheConfig

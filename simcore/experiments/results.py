@@ -37,7 +37,7 @@ REPO = PACKAGE.parent
 def code_hash() -> str:
     """SHA-256 over simcore's Python sources, the disk profiles and the archived full runs
     (name and content)."""
-    from ..disk.profiles import disk_dir
+    from ..disk.profile_loader import disk_dir
 
     h = hashlib.sha256()
     files = [(str(p.relative_to(PACKAGE)), p) for p in sorted(PACKAGE.rglob("*.py"))

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..disk.access import Mechanism, as_mechanism
-from ..disk.profiles import load_disk
+from ..disk.profile_loader import load_disk
 from ..engine import point_seed, run, sweep
 from ..records import READ, Request
 from ..sched import GSTF, WSTF, get_scheduler

@@ -43,7 +43,7 @@ import numpy as np
 
 from ..disk.access import Mechanism, shared_mechanism
 from ..disk.layout import SECTOR_BYTES
-from ..disk.profiles import derived_skew, load_disk
+from ..disk.profile_loader import derived_skew, load_disk
 from ..engine import run, sweep
 from ..traxtents import (
     QueuedService,
@@ -308,7 +308,7 @@ def reductions(disk: str, n: int, seed: int) -> dict:
 
 def skew_against_head_switch(disk: str, head_switch_ms: float, zone: int = 0) -> dict:
     """A profile's track skew in a zone, in sectors and ms, beside the smallest skew that hides
-    a head switch of ``head_switch_ms`` (:func:`simcore.disk.profiles.derived_skew`)."""
+    a head switch of ``head_switch_ms`` (:func:`simcore.disk.profile_loader.derived_skew`)."""
     prof = load_disk(disk)
     z = prof.zones[zone]
     return {"track_skew_sectors": z.track_skew,

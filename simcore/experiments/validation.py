@@ -195,7 +195,7 @@ def replay(drive: str, firmware: bool = True, zero_latency_reads: bool | None = 
     import tomllib
 
     from ..disk.layout import Layout
-    from ..disk.profiles import profile_from_dict
+    from ..disk.profile_loader import profile_from_dict
     from ..disksim.importer import import_disksim
     from ..engine import replay_validation
     from ..workloads.traces.disksim import read_validation

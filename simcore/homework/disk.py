@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..disk.profiles import load_disk
+from ..disk.profile_loader import load_disk
 from .mechanism_disk import MechanismDisk, ostep_profile
 from .queue import Row, check_policy, run_queue
 from .requests import request_lists

@@ -21,7 +21,7 @@ from fractions import Fraction
 from ..disk.access import HeadState, Mechanism
 from ..disk.mechanics import exact_ms
 from ..disk.profile import DiskProfile, SeekSpec
-from ..disk.profiles import load_disk
+from ..disk.profile_loader import load_disk
 from .toy import START_ANGLE_OF_SECTOR_ZERO, TRACK_DISTANCE, Service
 
 

@@ -41,7 +41,7 @@ import simpy
 
 from ..disk.access import Mechanism
 from ..disk.profile import DiskProfile
-from ..disk.profiles import load_disk
+from ..disk.profile_loader import load_disk
 from ..drive.drive import Drive
 from ..records import READ, WRITE, Completed, Request
 

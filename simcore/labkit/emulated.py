@@ -130,7 +130,7 @@ def measured(kind: str) -> FioRun | None:
 
 def recording_path(kind: str, token: str) -> Path:
     """Where a recorded measurement of ``kind`` on the served drive ``token`` is kept."""
-    from ..disk.profiles import data_dir
+    from ..disk.profile_loader import data_dir
 
     return data_dir() / "measurements" / "served" / "attached" / f"{kind}.{token}.json"
 

@@ -248,7 +248,7 @@ def simulate(mech, points: int = 11, size_kib: int = 32 * 1024) -> ZoneBandwidth
 
 
 def recording_path(job: str) -> Path:
-    from ..disk.profiles import data_dir
+    from ..disk.profile_loader import data_dir
 
     return data_dir() / "measurements" / f"{job}.loop.json"
 

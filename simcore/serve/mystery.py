@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..disk.profile import DiskProfile
-from ..disk.profiles import profile_from_dict
+from ..disk.profile_loader import profile_from_dict
 from ..errors import DisklabError
 
 FAMILY = "3.5-inch ATA disks of about 1998-2004"

@@ -65,7 +65,7 @@ def _side(measured, model: dict[str, float]) -> dict[str, Any]:
 
 def record(disk: str = DISK, guest: bool = True) -> dict[str, Any]:
     from ..disk.access import Mechanism
-    from ..disk.profiles import load_disk
+    from ..disk.profile_loader import load_disk
     from . import fio, mystery
 
     prof = load_disk(disk)
@@ -98,7 +98,7 @@ def record(disk: str = DISK, guest: bool = True) -> dict[str, Any]:
 
 
 def _guest(disk: str) -> dict[str, Any]:
-    from ..disk.profiles import load_disk
+    from ..disk.profile_loader import load_disk
     from . import vm
     from .served import ServedDisk
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..disk.access import Mechanism
-from ..disk.profiles import load_disk
+from ..disk.profile_loader import load_disk
 from . import predict
 from .fio import run_fio
 
@@ -36,7 +36,7 @@ RAMP_S = 1.0
 
 def path() -> Path:
     """Where the recording is kept (``data/measurements/served/labs56.json``)."""
-    from ..disk.profiles import data_dir
+    from ..disk.profile_loader import data_dir
 
     return data_dir() / "measurements" / "served" / "labs56.json"
 

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..disk.profiles import data_dir
+from ..disk.profile_loader import data_dir
 
 DISK = "maxtor92048u8"
 

@@ -279,7 +279,7 @@ def figure2_profile(zero_latency: bool = True, rpm: float = 10_000.0, slip: bool
     track starts at LBN 599. Ten cylinders, a 0.5 ms head switch (well inside
     the skew) and a linear seek; the firmware reads with zero latency or not.
     """
-    from ..disk.profiles import profile_from_dict
+    from ..disk.profile_loader import profile_from_dict
 
     zone = {"first_cylinder": 0, "last_cylinder": 9, "sectors_per_track": 200,
             "track_skew": 20, "cylinder_skew": 20}

@@ -13,7 +13,7 @@ import ipywidgets as w
 import plotly.graph_objects as go
 
 from ..disk.access import Mechanism
-from ..disk.profiles import load_disk
+from ..disk.profile_loader import load_disk
 from ..drive.cache import POLICIES, CacheConfig
 from ..engine import run
 from ..experiments.interface import streams_workload

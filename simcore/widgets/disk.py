@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from ..disk.access import HeadState, Mechanism
 from ..disk.mechanics import FourPhaseSeek
-from ..disk.profiles import list_disks, load_disk
+from ..disk.profile_loader import list_disks, load_disk
 from ..viz.disk import (
     platter_traces,
     seek_curve_traces,

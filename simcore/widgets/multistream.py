@@ -14,7 +14,7 @@ from __future__ import annotations
 import ipywidgets as w
 
 from ..disk.access import Mechanism
-from ..disk.profiles import load_disk
+from ..disk.profile_loader import load_disk
 from ..drive.cache import CacheConfig
 from ..experiments.multistream import CLIENT_RTT_MS, DISK, disksim_cache
 from ..host.dispatch import DispatchConfig

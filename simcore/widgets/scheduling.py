@@ -14,7 +14,7 @@ import ipywidgets as w
 import numpy as np
 
 from ..disk.access import Mechanism
-from ..disk.profiles import load_disk
+from ..disk.profile_loader import load_disk
 from ..experiments.seltzer import race
 from ..sched import names
 from ..viz.scheduling import race_cdf_traces, race_path_traces, style_race_cdf, style_race_paths

@@ -15,7 +15,7 @@ from pathlib import Path
 import ipywidgets as w
 import plotly.graph_objects as go
 
-from ..disk.profiles import data_dir
+from ..disk.profile_loader import data_dir
 from ..viz.traces import (
     burst_cdf_traces,
     interarrival_cdf_traces,
