@@ -240,186 +240,256 @@ def run_streams(
     """
     mech = as_mechanism(disk)
     cap = mech.layout.capacity
-    if warmup_ms >= duration_ms:
-        raise ValueError("warmup_ms must be shorter than duration_ms")
-    if requests_per_stream is not None:
-        if isinstance(requests_per_stream, bool) or not isinstance(
-                requests_per_stream, int | np.integer) or requests_per_stream < 1:
-            raise ValueError(f"requests_per_stream must be a positive integer "
-                             f"(got {requests_per_stream!r})")
-        if warmup_ms != 0:
-            raise ValueError(f"warmup_ms must be 0 with requests_per_stream: every request of "
-                             f"a stream counts (got warmup_ms={warmup_ms})")
+    _check_counts(warmup_ms, duration_ms, requests_per_stream)
     sec = round(request_kib * 2)
     if sec < 1:
         raise ValueError(f"request_kib must be at least 0.5 (got {request_kib})")
     rng = np.random.default_rng(seed)
     first, region_end = stream_starts(cap, streams, starts, rng, sec)
-    if cache is True:
-        ccfg: CacheConfig | None = CacheConfig.from_profile(mech.profile)
-    elif cache is None or cache is False:
-        ccfg = None
-    else:
-        ccfg = cache
+    ccfg = _drive_cache(cache, mech)
     sched = CycleLBN() if scheduler == "cycle-lbn" else scheduler
     if interface == "link":
         interface = link_port(mech)
     max_kib = max_request_kib if max_request_kib is not None else float(cap)
-    if path not in ("drive", "block"):
-        raise ValueError(f"path must be 'drive' or 'block' (got {path!r})")
-    if not (host == "direct" or isinstance(host, DispatchConfig | ReadaheadConfig)):
-        raise ValueError(f"host must be 'direct', a DispatchConfig or a ReadaheadConfig "
-                         f"(got {host!r})")
-    parts: dict[str, Any] = {"ctrl": None, "host": None}
-
-    def port_layer(env, drive):
-        if path == "drive":
-            return DrivePort(env, drive, max_kib=max_kib)
-        return BlockPort(env, BlockLayer(env, drive, elevator=elevator, depth=depth,
-                                          max_sectors=max(1, int(max_kib * 2))),
-                         max_kib=max_kib)
-
-    def controller_layer(env, below):
-        parts["ctrl"] = ControllerCache(env, below, controller, capacity_sectors=cap)
-        return parts["ctrl"]
-
-    def host_layer(env, below):
-        if isinstance(host, DispatchConfig):
-            parts["host"] = DispatchHost(env, below, host, streams=streams, capacity_sectors=cap)
-        else:
-            parts["host"] = ReadaheadHost(env, below, host)
-        return parts["host"]
-
-    layers: list = [port_layer]
-    if controller is not None:
-        layers.append(controller_layer)
-    if host != "direct":
-        layers.append(host_layer)
+    layers = _HostLayers(path, elevator, depth, max_kib, controller, host, streams, cap)
     # the cache and interface asked for here, nothing implied: firmware off, overrides on
     disk_stack = Stack(mech, scheduler=sched, firmware=False,
                        cache=ccfg if ccfg is not None else False, interface=interface,
-                       host=tuple(layers))
-
-    got = np.zeros(streams, dtype=np.int64)
-    resp_sum = np.zeros(streams)
-    resp_n = np.zeros(streams, dtype=np.int64)
-    hits = [0]
-    counted = requests_per_stream
-    # with a request count: each stream's first issue and last completion, and its running
-    # response sum at k = 1, 2, 4, ... requests and at the count
-    born = np.zeros(streams)
-    last_done = np.full(streams, np.nan)
-    marks = ()
-    if counted is not None:
-        marks = tuple(sorted({1 << i for i in range(int(counted).bit_length())
-                              if (1 << i) <= counted} | {int(counted)}))
-    at_mark = {k: np.zeros(streams) for k in marks}
-    if order == "random":
-        seq = rng.permutation(streams)
-    elif order == "lba":
-        seq = np.arange(streams)
-    else:
-        raise ValueError(f"order must be 'random' or 'lba' (got {order!r})")
-    # a microsecond apart, so the first requests arrive in ``seq`` order
-    offset = np.empty(streams)
-    offset[seq] = np.arange(streams) * 1e-3
-    nbytes = sec * 512
-
-    def start(built) -> None:
-        env, front = built.env, built.top
-
-        def client(c: int):
-            pos = int(first[c])
-            yield env.timeout(offset[c])
-            born[c] = env.now
-            while counted is None or resp_n[c] < counted:
-                if pos + sec > region_end[c]:
-                    pos = int(first[c]) if starts == "even" else int(
-                        rng.integers(0, (cap - sec) // ALIGN)) * ALIGN
-                t0 = env.now
-                rec = yield front.read(c, pos, sec)
-                now = env.now
-                if now >= warmup_ms:
-                    got[c] += nbytes
-                    resp_sum[c] += now - t0
-                    resp_n[c] += 1
-                    if getattr(rec, "cache_hit", False):
-                        hits[0] += 1
-                    if resp_n[c] in at_mark:
-                        at_mark[int(resp_n[c])][c] = resp_sum[c]
-                pos += sec
-                if counted is not None and resp_n[c] == counted:
-                    last_done[c] = now
-                    break
-                if client_rtt_ms > 0:
-                    yield env.timeout(client_rtt_ms)
-
-        procs = [env.process(client(c)) for c in range(streams)]
-        if counted is not None:  # until the last stream is done, or the limit
-            return env.any_of([env.all_of(procs), env.timeout(duration_ms)])
-        return None
-
-    res = run(disk_stack, Processes(start, f"{streams} streams"),
-              until_ms=duration_ms if counted is None else None)
-    if counted is not None and np.isnan(last_done).any():
-        raise ValueError(f"duration_ms={duration_ms} ended the run with "
-                         f"{int(np.isnan(last_done).sum())} of {streams} streams short of "
-                         f"requests_per_stream={counted}; give a longer limit")
-    drive = res.meta["built"].drives[0]
-    ctrl, hoststate = parts["ctrl"], parts["host"]
-
-    end = duration_ms if counted is None else float(np.nanmax(last_done))
-    window = end - warmup_ms
-    recs = [r for r in drive.completed if r.finish_ms >= warmup_ms and r.start_ms < end]
-    busy = sum(min(r.finish_ms, end) - max(r.start_ms, warmup_ms) for r in recs)
-    log: tuple = ()
-    if trace:
-        log = tuple((r.start_ms, r.finish_ms, _owner(first, r.lba), r.lba, r.sectors,
-                     r.cache_hit) for r in recs)
-    if counted is None:
-        per_stream = got / MB / (window / 1000.0)
-        total_mb_s = float(got.sum() / MB / (window / 1000.0))
-    else:  # each stream over its own life; the disk's throughput is their sum (thesis §5)
-        per_stream = got / MB / ((last_done - born) / 1000.0)
-        total_mb_s = float(per_stream.sum())
-    n_req = int(resp_n.sum())
-    with np.errstate(invalid="ignore", divide="ignore"):
-        per_resp = np.where(resp_n > 0, resp_sum / np.maximum(resp_n, 1), np.nan)
+                       host=layers.builders())
+    clients = _Clients(streams, sec, first, region_end, starts, cap, rng, order,
+                       requests_per_stream, warmup_ms, duration_ms, client_rtt_ms)
+    res = run(disk_stack, Processes(clients.start, f"{streams} streams"),
+              until_ms=duration_ms if requests_per_stream is None else None)
+    clients.check_finished(duration_ms)
     cfg = {"disk": mech.profile.id, "streams": streams, "request_kib": request_kib,
            "starts": starts, "order": order, "path": path, "scheduler": getattr(
                sched, "name", str(sched)), "elevator": elevator if path == "block" else None,
            "duration_ms": duration_ms, "warmup_ms": warmup_ms, "client_rtt_ms": client_rtt_ms,
-           "requests_per_stream": counted,
+           "requests_per_stream": requests_per_stream,
            "seed": seed, "host": "direct" if host == "direct" else host.describe(),
-           "cache": None if ccfg is None else {
-               "size_kib": ccfg.size_kib, "segments": ccfg.segments,
-               "read_ahead": ccfg.read_ahead, "min_read_ahead_kib": ccfg.min_read_ahead_kib,
-               "max_read_ahead_kib": ccfg.max_read_ahead_kib, "preemptible": ccfg.preemptible},
+           "cache": _cache_config(ccfg),
            "controller": None if controller is None else controller.describe()}
-    return StreamRun(
-        throughput_mb_s=total_mb_s,
-        streams=streams,
-        request_kib=request_kib,
-        window_ms=window,
-        client_bytes=int(got.sum()),
-        per_stream_mb_s=tuple(float(x) for x in per_stream),
-        mean_response_ms=float(resp_sum.sum() / n_req) if n_req else float("nan"),
-        per_stream_response_ms=tuple(float(x) for x in per_resp),
-        cache_hits=hits[0],
-        client_requests=n_req,
-        disk_requests=len(recs),
-        disk_bytes=int(sum(r.sectors for r in recs) * 512),
-        disk_busy_pct=100.0 * busy / window,
-        config=cfg,
-        drive_cache=dict(drive.cache.stats) if drive.cache is not None else {},
-        host=hoststate.counters() if hoststate is not None else {},
-        controller=ctrl.counters() if ctrl is not None else {},
-        disk_log=log,
-        response_by_count={k: tuple(float(x) for x in v / k) for k, v in at_mark.items()},
-        disk_time_ms={f: float(np.mean([getattr(r, f"{f}_ms") for r in recs])) if recs else 0.0
-                      for f in ("overhead", "seek", "rotation", "transfer", "interface")}
-        | {"service": float(np.mean([r.finish_ms - r.start_ms for r in recs])) if recs else 0.0},
-    )
+    return clients.result(res.meta["built"].drives[0], layers, request_kib, cfg, trace)
+
+
+def _check_counts(warmup_ms: float, duration_ms: float, requests_per_stream) -> None:
+    """The measuring window and the request count make sense together."""
+    if warmup_ms >= duration_ms:
+        raise ValueError("warmup_ms must be shorter than duration_ms")
+    if requests_per_stream is None:
+        return
+    if isinstance(requests_per_stream, bool) or not isinstance(
+            requests_per_stream, int | np.integer) or requests_per_stream < 1:
+        raise ValueError(f"requests_per_stream must be a positive integer "
+                         f"(got {requests_per_stream!r})")
+    if warmup_ms != 0:
+        raise ValueError(f"warmup_ms must be 0 with requests_per_stream: every request of "
+                         f"a stream counts (got warmup_ms={warmup_ms})")
+
+
+def _drive_cache(cache: CacheConfig | bool | None, mech: Mechanism) -> CacheConfig | None:
+    """``run_streams``'s ``cache`` argument as a drive cache configuration (None: no buffer)."""
+    if cache is True:
+        return CacheConfig.from_profile(mech.profile)
+    if cache is None or cache is False:
+        return None
+    return cache
+
+
+def _cache_config(ccfg: CacheConfig | None) -> dict | None:
+    """The drive cache's parameters as the run's ``config`` reports them."""
+    if ccfg is None:
+        return None
+    return {"size_kib": ccfg.size_kib, "segments": ccfg.segments,
+            "read_ahead": ccfg.read_ahead, "min_read_ahead_kib": ccfg.min_read_ahead_kib,
+            "max_read_ahead_kib": ccfg.max_read_ahead_kib, "preemptible": ccfg.preemptible}
+
+
+class _HostLayers:
+    """The layers between the clients and the drive: the port (the drive's queue or a block
+    layer), an optional controller cache and an optional host scheme. Keeps the controller and
+    host it built, for their counters."""
+
+    def __init__(self, path: str, elevator: str, depth: int, max_kib: float,
+                 controller: ControllerCacheConfig | None,
+                 host: str | DispatchConfig | ReadaheadConfig, streams: int, capacity: int):
+        if path not in ("drive", "block"):
+            raise ValueError(f"path must be 'drive' or 'block' (got {path!r})")
+        if not (host == "direct" or isinstance(host, DispatchConfig | ReadaheadConfig)):
+            raise ValueError(f"host must be 'direct', a DispatchConfig or a ReadaheadConfig "
+                             f"(got {host!r})")
+        self.path, self.elevator, self.depth, self.max_kib = path, elevator, depth, max_kib
+        self.controller, self.host = controller, host
+        self.streams, self.capacity = streams, capacity
+        self.ctrl: ControllerCache | None = None
+        self.host_state: DispatchHost | ReadaheadHost | None = None
+
+    def builders(self) -> tuple:
+        """The layer builders, bottom first, as :class:`~simcore.stack.Stack` takes them."""
+        layers: list = [self.port]
+        if self.controller is not None:
+            layers.append(self.controller_cache)
+        if self.host != "direct":
+            layers.append(self.host_scheme)
+        return tuple(layers)
+
+    def port(self, env, drive):
+        if self.path == "drive":
+            return DrivePort(env, drive, max_kib=self.max_kib)
+        return BlockPort(env, BlockLayer(env, drive, elevator=self.elevator, depth=self.depth,
+                                         max_sectors=max(1, int(self.max_kib * 2))),
+                         max_kib=self.max_kib)
+
+    def controller_cache(self, env, below):
+        self.ctrl = ControllerCache(env, below, self.controller, capacity_sectors=self.capacity)
+        return self.ctrl
+
+    def host_scheme(self, env, below):
+        if isinstance(self.host, DispatchConfig):
+            self.host_state = DispatchHost(env, below, self.host, streams=self.streams,
+                                           capacity_sectors=self.capacity)
+        else:
+            self.host_state = ReadaheadHost(env, below, self.host)
+        return self.host_state
+
+
+class _Clients:
+    """The S sequential readers (one request outstanding each) and what they measured."""
+
+    def __init__(self, streams: int, sec: int, first: np.ndarray, region_end: np.ndarray,
+                 starts: str, capacity: int, rng: np.random.Generator, order: str,
+                 counted: int | None, warmup_ms: float, duration_ms: float,
+                 client_rtt_ms: float):
+        self.streams, self.sec, self.first, self.region_end = streams, sec, first, region_end
+        self.starts, self.capacity, self.rng = starts, capacity, rng
+        self.counted, self.warmup_ms, self.duration_ms = counted, warmup_ms, duration_ms
+        self.client_rtt_ms = client_rtt_ms
+        self.got = np.zeros(streams, dtype=np.int64)
+        self.resp_sum = np.zeros(streams)
+        self.resp_n = np.zeros(streams, dtype=np.int64)
+        self.hits = 0
+        # with a request count: each stream's first issue and last completion, and its
+        # running response sum at k = 1, 2, 4, ... requests and at the count
+        self.born = np.zeros(streams)
+        self.last_done = np.full(streams, np.nan)
+        marks: tuple = ()
+        if counted is not None:
+            marks = tuple(sorted({1 << i for i in range(int(counted).bit_length())
+                                  if (1 << i) <= counted} | {int(counted)}))
+        self.at_mark = {k: np.zeros(streams) for k in marks}
+        if order == "random":
+            seq = rng.permutation(streams)
+        elif order == "lba":
+            seq = np.arange(streams)
+        else:
+            raise ValueError(f"order must be 'random' or 'lba' (got {order!r})")
+        # a microsecond apart, so the first requests arrive in ``seq`` order
+        self.offset = np.empty(streams)
+        self.offset[seq] = np.arange(streams) * 1e-3
+
+    def start(self, built):
+        env, front = built.env, built.top
+        procs = [env.process(self._client(env, front, c)) for c in range(self.streams)]
+        if self.counted is not None:  # until the last stream is done, or the limit
+            return env.any_of([env.all_of(procs), env.timeout(self.duration_ms)])
+        return None
+
+    def _next_start(self, c: int) -> int:
+        """Where stream ``c`` goes on at the end of its region."""
+        if self.starts == "even":
+            return int(self.first[c])
+        return int(self.rng.integers(0, (self.capacity - self.sec) // ALIGN)) * ALIGN
+
+    def _client(self, env, front, c: int):
+        sec, counted = self.sec, self.counted
+        pos = int(self.first[c])
+        yield env.timeout(self.offset[c])
+        self.born[c] = env.now
+        while counted is None or self.resp_n[c] < counted:
+            if pos + sec > self.region_end[c]:
+                pos = self._next_start(c)
+            t0 = env.now
+            rec = yield front.read(c, pos, sec)
+            now = env.now
+            if now >= self.warmup_ms:
+                self._count(c, rec, now - t0)
+            pos += sec
+            if counted is not None and self.resp_n[c] == counted:
+                self.last_done[c] = now
+                break
+            if self.client_rtt_ms > 0:
+                yield env.timeout(self.client_rtt_ms)
+
+    def _count(self, c: int, rec, response_ms: float) -> None:
+        self.got[c] += self.sec * 512
+        self.resp_sum[c] += response_ms
+        self.resp_n[c] += 1
+        if getattr(rec, "cache_hit", False):
+            self.hits += 1
+        if self.resp_n[c] in self.at_mark:
+            self.at_mark[int(self.resp_n[c])][c] = self.resp_sum[c]
+
+    def check_finished(self, duration_ms: float) -> None:
+        """With a request count, every stream got through it before the limit."""
+        if self.counted is not None and np.isnan(self.last_done).any():
+            raise ValueError(f"duration_ms={duration_ms} ended the run with "
+                             f"{int(np.isnan(self.last_done).sum())} of {self.streams} streams "
+                             f"short of requests_per_stream={self.counted}; give a longer limit")
+
+    def result(self, drive, layers: _HostLayers, request_kib: float, cfg: dict,
+               trace: bool) -> StreamRun:
+        """The run's :class:`StreamRun`: the clients' view, and the disk's inside the window."""
+        warmup_ms, got = self.warmup_ms, self.got
+        end = self.duration_ms if self.counted is None else float(np.nanmax(self.last_done))
+        window = end - warmup_ms
+        recs = [r for r in drive.completed if r.finish_ms >= warmup_ms and r.start_ms < end]
+        busy = sum(min(r.finish_ms, end) - max(r.start_ms, warmup_ms) for r in recs)
+        log: tuple = ()
+        if trace:
+            log = tuple((r.start_ms, r.finish_ms, _owner(self.first, r.lba), r.lba, r.sectors,
+                         r.cache_hit) for r in recs)
+        if self.counted is None:
+            per_stream = got / MB / (window / 1000.0)
+            total_mb_s = float(got.sum() / MB / (window / 1000.0))
+        else:  # each stream over its own life; the disk's throughput is their sum (thesis §5)
+            per_stream = got / MB / ((self.last_done - self.born) / 1000.0)
+            total_mb_s = float(per_stream.sum())
+        resp_sum, resp_n = self.resp_sum, self.resp_n
+        n_req = int(resp_n.sum())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_resp = np.where(resp_n > 0, resp_sum / np.maximum(resp_n, 1), np.nan)
+        ctrl, hoststate = layers.ctrl, layers.host_state
+        return StreamRun(
+            throughput_mb_s=total_mb_s,
+            streams=self.streams,
+            request_kib=request_kib,
+            window_ms=window,
+            client_bytes=int(got.sum()),
+            per_stream_mb_s=tuple(float(x) for x in per_stream),
+            mean_response_ms=float(resp_sum.sum() / n_req) if n_req else float("nan"),
+            per_stream_response_ms=tuple(float(x) for x in per_resp),
+            cache_hits=self.hits,
+            client_requests=n_req,
+            disk_requests=len(recs),
+            disk_bytes=int(sum(r.sectors for r in recs) * 512),
+            disk_busy_pct=100.0 * busy / window,
+            config=cfg,
+            drive_cache=dict(drive.cache.stats) if drive.cache is not None else {},
+            host=hoststate.counters() if hoststate is not None else {},
+            controller=ctrl.counters() if ctrl is not None else {},
+            disk_log=log,
+            response_by_count={k: tuple(float(x) for x in v / k)
+                               for k, v in self.at_mark.items()},
+            disk_time_ms=_disk_time(recs),
+        )
+
+
+def _disk_time(recs: list) -> dict[str, float]:
+    """Where a disk command's time went, mean per command (ms)."""
+    out = {f: float(np.mean([getattr(r, f"{f}_ms") for r in recs])) if recs else 0.0
+           for f in ("overhead", "seek", "rotation", "transfer", "interface")}
+    return out | {"service": float(np.mean([r.finish_ms - r.start_ms for r in recs]))
+                  if recs else 0.0}
 
 
 def sweep_streams(counts: Sequence[int], **kwargs) -> list[StreamRun]:
