@@ -583,6 +583,82 @@ def lee_times(single: float, average: float, full: float, cylinders: int) -> np.
 
 
 # -- building the profile -------------------------------------------------------------
+def _keep_bus(bus: dict[str, float], overheads: dict[str, float], extra_disc: int) -> None:
+    """Copies into ``overheads`` the bus handshakes that cost something (the "other" ones
+    only where they differ from the first)."""
+    if not extra_disc:
+        bus["reselect_other_ms"] = bus["random_write_disconnect_ms"] = 0.0
+    if bus["read_disconnect_after_write_ms"] == bus["read_disconnect_ms"]:
+        bus["read_disconnect_after_write_ms"] = 0.0
+    for key in ("data_prep_ms", "reselect_ms", "read_disconnect_ms", "write_disconnect_ms"):
+        if bus[key]:
+            overheads[key] = bus[key]
+    for key in ("reselect_other_ms", "read_disconnect_after_write_ms",
+                "random_write_disconnect_ms"):  # kept only where they differ
+        if bus[key]:
+            overheads[key] = bus[key]
+
+
+class _ZoneSpares:
+    """One zone's slots, sparing scheme and spares: checks its slips and defects and counts
+    the sectors left for data."""
+
+    def __init__(self, zb: Block, label: str, slots: int, spt: int, sparing: int,
+                 spares: int):
+        self.zb, self.label, self.slots, self.spt = zb, label, slots, spt
+        self.sparing, self.spares = sparing, spares
+        self.slips_at = zb.get("slips") or zb
+
+    def check_slips(self, slips: list[int]) -> None:
+        """Every slip lies inside the zone (whole tracks under scheme 1)."""
+        slots, spt, sl = self.slots, self.spt, self.slips_at
+        for s_ in slips:
+            if s_ >= (slots // spt if self.sparing == 1 else slots):
+                raise syntax_error(sl.path, sl.line, "slips",
+                                   f"{self.label}: slip {s_} is beyond the zone's "
+                                   + (f"{slots // spt} tracks" if self.sparing == 1 else
+                                      f"{slots} sectors (slips count physical sectors from the "
+                                      "zone's start)"))
+
+    def remaps(self, defects: list[int]) -> list[list[int]]:
+        """DiskSim's ``defects`` as (defective slot, spare slot) pairs that move a sector."""
+        if not defects:
+            return []
+        dp = self.zb.get("defects")
+        assert dp is not None
+        if len(defects) % 2:
+            raise syntax_error(dp.path, dp.line, "defects",
+                               "must hold pairs (defective location, replacement)")
+        pairs = [(defects[k], defects[k + 1]) for k in range(0, len(defects), 2)]
+        spt = self.spt
+        if self.sparing == 1:  # whole tracks
+            pairs = [(a * spt + k, b * spt + k) for a, b in pairs for k in range(spt)]
+        for a, b in pairs:
+            if not (0 <= a < self.slots and 0 <= b < self.slots):
+                raise syntax_error(dp.path, dp.line, "defects",
+                                   f"{self.label}: pair ({a}, {b}) is beyond the zone's "
+                                   f"{self.slots} sectors")
+        return [[a, b] for a, b in pairs if a != b]
+
+    def good_sectors(self, group: int, reserve: int, unique: list[int]) -> tuple[int, int]:
+        """(sparing group, 0 for the whole zone; sectors left for data) after the spares
+        and the slips; a group with more slips than spares is an error."""
+        slots = self.slots
+        if not (group and group < slots):
+            return 0, slots - max(reserve, len(unique))
+        per: dict[int, int] = {}
+        for s_ in unique:
+            per[s_ // group] = per.get(s_ // group, 0) + 1
+        full = slots // group
+        over = [g for g, n in per.items() if n > (reserve if g < full else 0)]
+        if over:
+            sl = self.slips_at
+            raise syntax_error(sl.path, sl.line, "slips",
+                               f"{self.label}: sparing group {over[0]} has more slips than "
+                               "spares to absorb them")
+        return group, full * (group - reserve) + slots % group - per.get(full, 0)
+
+
 class _Context:
     def __init__(self, src: Path, doc: Document):
         self.src, self.doc = src, doc
@@ -721,18 +797,7 @@ class _Context:
               layout_units: str, expect: int) -> dict[str, Any]:
         z = _Reader(zb, _ZONE, self.warnings)
         first = z.integer("First cylinder number", minimum=0)
-        if first < expect:
-            fp = zb.get("First cylinder number")
-            assert fp is not None
-            raise syntax_error(fp.path, fp.line, fp.name,
-                               f"zone {i + 1} starts at cylinder {first} but the zone before "
-                               f"ends at {expect - 1}: zones must not overlap and go outermost "
-                               "first")
-        if first > expect:
-            fp = zb.get("First cylinder number")
-            assert fp is not None
-            unused = f"{expect}" if first - 1 == expect else f"{expect}-{first - 1}"
-            self.gaps.append((fp, f"zone {i + 1} at cylinder {first}, unused {unused}"))
+        self._zone_start(zb, i, first, expect)
         last = z.integer("Last cylinder number", minimum=first)
         spt = z.integer("Blocks per track", minimum=1)
         units = z.string("Skew units", default=layout_units)
@@ -740,26 +805,9 @@ class _Context:
             p = zb.get("Skew units") or zb
             raise syntax_error(p.path, p.line, "Skew units",
                                f"'{units}' must be 'sectors' or 'revolutions'")
-
-        def sectors(name: str, required: bool) -> int:
-            p = z.param(name, required=required)
-            if p is None:
-                return 0
-            v = _number(p)
-            if units == "revolutions":
-                s = v * spt
-                whole = round(s)
-                if abs(s - whole) > 1e-6:
-                    self.rounded.append((p, f"zone {i + 1} {name} {v} rev = {s:.3f} -> {whole}"))
-            else:
-                whole = int(v)  # DiskSim drops the fraction of a sector count
-                if whole != v:
-                    self.truncated.append((p, f"zone {i + 1} {name} {v} -> {whole}"))
-            return whole % spt
-
-        offset = sectors("Offset of first block", True)
-        track_skew = sectors("Skew for track switch", False)
-        cyl_skew = sectors("Skew for cylinder switch", False)
+        offset = self._zone_sectors(z, "Offset of first block", True, units, spt, i)
+        track_skew = self._zone_sectors(z, "Skew for track switch", False, units, spt, i)
+        cyl_skew = self._zone_sectors(z, "Skew for cylinder switch", False, units, spt, i)
         dead = z.integer("Empty space at zone front", default=0, minimum=0)
         spares_p = z.param("Number of spares", required=sparing != 0)
         spares = _integer(spares_p.value, spares_p, minimum=0) if spares_p else 0
@@ -767,84 +815,19 @@ class _Context:
         defects = z.integers("defects")
         z.finish()
 
-        slots = (last - first + 1) * surfaces * spt
-        label = f"zone {i + 1} (cylinders {first}-{last})"
-        sl = zb.get("slips") or zb
-        for s_ in slips:
-            if s_ >= (slots // spt if sparing == 1 else slots):
-                raise syntax_error(sl.path, sl.line, "slips",
-                                   f"{label}: slip {s_} is beyond the zone's "
-                                   + (f"{slots // spt} tracks" if sparing == 1 else
-                                      f"{slots} sectors (slips count physical sectors from the "
-                                      "zone's start)"))
-        remaps: list[list[int]] = []
-        if defects:
-            dp = zb.get("defects")
-            assert dp is not None
-            if len(defects) % 2:
-                raise syntax_error(dp.path, dp.line, "defects",
-                                   "must hold pairs (defective location, replacement)")
-            pairs = [(defects[k], defects[k + 1]) for k in range(0, len(defects), 2)]
-            if sparing == 1:  # whole tracks
-                pairs = [(a * spt + k, b * spt + k) for a, b in pairs for k in range(spt)]
-            for a, b in pairs:
-                if not (0 <= a < slots and 0 <= b < slots):
-                    raise syntax_error(dp.path, dp.line, "defects",
-                                       f"{label}: pair ({a}, {b}) is beyond the zone's "
-                                       f"{slots} sectors")
-            remaps = [[a, b] for a, b in pairs if a != b]
-        group = 0
-        if sparing == 0:
-            reserve = 0
-            if slips:
-                self.warn(sl, f"{label}: sparing scheme 0 keeps no spares, so DiskSim does not "
-                          "slip; the slips are ignored")
-                slips = []
-        elif sparing == 1:  # spare tracks at the zone's end; slips are whole tracks
-            reserve = spares * spt
-            slips = [t * spt + k for t in slips for k in range(spt)]
-        elif sparing == 3:  # spare sectors at the end of every track
-            group, reserve = spt, spares
-        elif sparing == 8:  # spare sectors at the end of every range of cylinders
-            group, reserve = self.rangesize * surfaces * spt, spares
-        elif sparing == 7:  # spares at the end of the disk: each slip shortens the zone
-            reserve = len(slips)
-        elif sparing == 9:
-            reserve = spares
-            if len(slips) > spares:
-                self.warn(sl, f"{label}: {len(slips)} slips but only {spares} spares; the "
-                          "zone is shortened by the difference")
-        elif sparing == 10:  # slips do not use the zone's spares
-            reserve = spares + len(slips)
-        elif spares or slips:
-            raise syntax_error(sp.path, sp.line, sp.name,
-                               f"sparing scheme {sparing} ({SPARING_SCHEMES[sparing]}) has no "
-                               f"simcore counterpart and {label} uses it ({spares} spares, "
-                               f"{len(slips)} slips); simcore imports schemes 0, 1, 3, 7, 8, 9 "
-                               "and 10 (or any scheme without spares and slips)")
-        else:
-            reserve = 0
+        zone = _ZoneSpares(zb, f"zone {i + 1} (cylinders {first}-{last})",
+                           (last - first + 1) * surfaces * spt, spt, sparing, spares)
+        zone.check_slips(slips)
+        remaps = zone.remaps(defects)
+        group, reserve, slips = self._spare_reserve(zone, slips, surfaces, sp)
         unique = sorted(set(slips))
         if len(unique) != len(slips):
-            self.warn(sl, f"{label}: a slip is listed twice; counted once")
-        if group and group < slots:
-            per: dict[int, int] = {}
-            for s_ in unique:
-                per[s_ // group] = per.get(s_ // group, 0) + 1
-            full = slots // group
-            over = [g for g, n in per.items() if n > (reserve if g < full else 0)]
-            if over:
-                raise syntax_error(sl.path, sl.line, "slips",
-                                   f"{label}: sparing group {over[0]} has more slips than "
-                                   "spares to absorb them")
-            good = full * (group - reserve) + slots % group - per.get(full, 0)
-        else:
-            group = 0
-            good = slots - max(reserve, len(unique))
+            self.warn(zone.slips_at, f"{zone.label}: a slip is listed twice; counted once")
+        group, good = zone.good_sectors(group, reserve, unique)
         if good - dead <= 0:
             raise syntax_error(zb.path, zb.line, "Number of spares",
-                               f"{label}: spares, slips and empty space leave no sector for "
-                               "data")
+                               f"{zone.label}: spares, slips and empty space leave no sector "
+                               "for data")
         out = {"first_cylinder": first, "last_cylinder": last, "sectors_per_track": spt,
                "track_skew": track_skew, "cylinder_skew": cyl_skew, "first_offset": offset,
                "spares": reserve, "slips": unique}
@@ -855,6 +838,71 @@ class _Context:
         if remaps:
             out["remaps"] = remaps
         return out
+
+    def _zone_start(self, zb: Block, i: int, first: int, expect: int) -> None:
+        """Zones go outermost first without overlap; a gap before this one is noted."""
+        if first == expect:
+            return
+        fp = zb.get("First cylinder number")
+        assert fp is not None
+        if first < expect:
+            raise syntax_error(fp.path, fp.line, fp.name,
+                               f"zone {i + 1} starts at cylinder {first} but the zone before "
+                               f"ends at {expect - 1}: zones must not overlap and go outermost "
+                               "first")
+        unused = f"{expect}" if first - 1 == expect else f"{expect}-{first - 1}"
+        self.gaps.append((fp, f"zone {i + 1} at cylinder {first}, unused {unused}"))
+
+    def _zone_sectors(self, z: _Reader, name: str, required: bool, units: str, spt: int,
+                      i: int) -> int:
+        """A zone's offset or skew in whole sectors (0 when absent), noting any rounding."""
+        p = z.param(name, required=required)
+        if p is None:
+            return 0
+        v = _number(p)
+        if units == "revolutions":
+            s = v * spt
+            whole = round(s)
+            if abs(s - whole) > 1e-6:
+                self.rounded.append((p, f"zone {i + 1} {name} {v} rev = {s:.3f} -> {whole}"))
+        else:
+            whole = int(v)  # DiskSim drops the fraction of a sector count
+            if whole != v:
+                self.truncated.append((p, f"zone {i + 1} {name} {v} -> {whole}"))
+        return whole % spt
+
+    def _spare_reserve(self, zone: _ZoneSpares, slips: list[int], surfaces: int,
+                       sp: Param) -> tuple[int, int, list[int]]:
+        """(sparing group in slots, spares reserved per group, slips as sectors) for the
+        zone's DiskSim sparing scheme; 0 as the group means the whole zone."""
+        sparing, spares, spt, label = zone.sparing, zone.spares, zone.spt, zone.label
+        if sparing == 0:
+            if slips:
+                self.warn(zone.slips_at, f"{label}: sparing scheme 0 keeps no spares, so "
+                          "DiskSim does not slip; the slips are ignored")
+            return 0, 0, []
+        if sparing == 1:  # spare tracks at the zone's end; slips are whole tracks
+            return 0, spares * spt, [t * spt + k for t in slips for k in range(spt)]
+        if sparing == 3:  # spare sectors at the end of every track
+            return spt, spares, slips
+        if sparing == 8:  # spare sectors at the end of every range of cylinders
+            return self.rangesize * surfaces * spt, spares, slips
+        if sparing == 7:  # spares at the end of the disk: each slip shortens the zone
+            return 0, len(slips), slips
+        if sparing == 9:
+            if len(slips) > spares:
+                self.warn(zone.slips_at, f"{label}: {len(slips)} slips but only {spares} "
+                          "spares; the zone is shortened by the difference")
+            return 0, spares, slips
+        if sparing == 10:  # slips do not use the zone's spares
+            return 0, spares + len(slips), slips
+        if spares or slips:
+            raise syntax_error(sp.path, sp.line, sp.name,
+                               f"sparing scheme {sparing} ({SPARING_SCHEMES[sparing]}) has no "
+                               f"simcore counterpart and {label} uses it ({spares} spares, "
+                               f"{len(slips)} slips); simcore imports schemes 0, 1, 3, 7, 8, 9 "
+                               "and 10 (or any scheme without spares and slips)")
+        return 0, 0, slips
 
     # -- mechanics ---------------------------------------------------------------
     def _mechanics(self, block: Block, cylinders: int) -> tuple[dict[str, Any], float]:
@@ -947,7 +995,41 @@ class _Context:
 
     # -- firmware, cache and interface -----------------------------------------------
     def _firmware(self, spec: Block) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The profile's ``firmware`` table (overheads, cache, zero latency) and its
+        ``interface``, read in DiskSim's parameter order (the order of the warnings and of
+        the first error found)."""
         d = _Reader(spec, _DISK, self.warnings, _DISK_NOT_MODELLED)
+        overheads, scale, fast, extra_disc = self._overheads(d, spec)
+        self._bus_overheads(d, spec, overheads, scale, extra_disc)
+        cache, segs, enable, contread, max_ra = self._buffer(d, spec, fast)
+        self._fast_writes(d, spec, cache, fast, segs)
+        self._read_knobs(d, spec, cache, enable, contread, max_ra)
+        self._write_segment(d, spec, cache, segs, enable)
+        self._nil_effect_knobs(d, spec)
+        self._stop_prefetch(d, spec, cache, enable, contread)
+        if extra_disc and not d.integer("Never disconnect", default=0, minimum=0):
+            # DiskSim 4.0 lets the head write a request of such a drive only once
+            # min(n, 10) of its n sectors (15 from 45-sector requests on) are buffered
+            cache.update(write_fill_sectors=WRITE_FILL[0], write_fill_large_from=WRITE_FILL[1],
+                         write_fill_large_sectors=WRITE_FILL[2])
+        if not enable:
+            self.notes.append("DiskSim's buffer is not used as a cache (Enable caching in "
+                              "buffer = 0): the cache size is 0.")
+        zl_reads, zl_writes = self._zero_latency(d, spec)
+        firmware = {
+            "zero_latency_reads": zl_reads,
+            "zero_latency_writes": zl_writes,
+            "overheads": overheads,
+            "cache": cache,
+        }
+        self._scheduler_note(spec)
+        interface = self._interface(spec, d)
+        d.finish()
+        return firmware, interface
+
+    def _overheads(self, d: _Reader, spec: Block) -> tuple[dict[str, float], float, int, int]:
+        """(the command overheads, the time scale, the fast write level, the extra write
+        disconnect flag)."""
         missing = [n for n in _OVERHEADS if spec.get(n) is None]
         if missing:
             self.warnings.append(f"{_short(spec)}: no {', '.join(repr(n) for n in missing)} "
@@ -990,6 +1072,11 @@ class _Context:
                 x["Extradisc command overhead"] + x["Extradisc disconnect overhead"]
                 + x["Extradisc inter-disconnect delay"])
 
+        return overheads, scale, fast, extra_disc
+
+    def _bus_overheads(self, d: _Reader, spec: Block, overheads: dict[str, float],
+                       scale: float, extra_disc: int) -> None:
+        """Adds the bus handshakes and the minimum write seek to ``overheads``."""
         # the drive's bus handshakes: data preparation before every data transfer, and the
         # disconnect / reselect of a read miss and of a write-through write
         bus = {key: scale * d.number(name, default=0.0, minimum=0.0) for key, name in (
@@ -1017,22 +1104,15 @@ class _Context:
             for k in ("reselect_ms", "reselect_other_ms", "read_disconnect_ms",
                       "read_disconnect_after_write_ms"):
                 bus[k] = 0.0
-        if not extra_disc:
-            bus["reselect_other_ms"] = bus["random_write_disconnect_ms"] = 0.0
-        if bus["read_disconnect_after_write_ms"] == bus["read_disconnect_ms"]:
-            bus["read_disconnect_after_write_ms"] = 0.0
-        for key in ("data_prep_ms", "reselect_ms", "read_disconnect_ms", "write_disconnect_ms"):
-            if bus[key]:
-                overheads[key] = bus[key]
-        for key in ("reselect_other_ms", "read_disconnect_after_write_ms",
-                    "random_write_disconnect_ms"):  # kept only where they differ
-            if bus[key]:
-                overheads[key] = bus[key]
-
+        _keep_bus(bus, overheads, extra_disc)
         min_seek = d.number("Minimum seek delay", default=0.0, minimum=0.0)
         if min_seek:
             overheads["min_write_seek_ms"] = scale * min_seek
 
+    def _buffer(self, d: _Reader, spec: Block, fast: int
+                ) -> tuple[dict[str, Any], int, int, int, int]:
+        """(the cache table, segments, caching enabled, read-ahead scheme, maximum
+        read-ahead in blocks)."""
         segs = d.integer("Number of buffer segments", default=1, minimum=0)
         seg_blocks = d.integer("Segment size (in blks)", default=0, minimum=0)
         enable = d.integer("Enable caching in buffer", default=1, minimum=0)
@@ -1056,6 +1136,11 @@ class _Context:
             "max_read_ahead_sectors": max_ra,
             "write_back": bool(fast),
         }
+        return cache, segs, enable, contread, max_ra
+
+    def _fast_writes(self, d: _Reader, spec: Block, cache: dict[str, Any], fast: int,
+                     segs: int) -> None:
+        """Write prebuffering and the fast write level."""
         prebuffer = d.integer("Allow write prebuffering", default=0, minimum=0)
         write_segs = d.integer("Maximum number of write segments", default=segs, minimum=0)
         if fast:
@@ -1089,6 +1174,10 @@ class _Context:
                     "data being destaged joins that destage only when no other command "
                     "waits at the drive; with one command at a time (Max queue length 1) "
                     "the two levels are the same.")
+
+    def _read_knobs(self, d: _Reader, spec: Block, cache: dict[str, Any], enable: int,
+                    contread: int, max_ra: int) -> None:
+        """Read hits on write data, the read-ahead's reach and the buffer's read options."""
         write_hits = d.integer("Allow read hits on write data", default=1, minimum=0)
         if enable and not write_hits:
             cache["read_hits_on_write_data"] = False
@@ -1124,6 +1213,10 @@ class _Context:
             self.warn(p, f"'{p.name} = {_show(p.value)}' is modelled, and DiskSim 4.0 never "
                       "applies it (see the profile's notes); validate --as-disksim runs it as "
                       "DiskSim does")
+
+    def _write_segment(self, d: _Reader, spec: Block, cache: dict[str, Any], segs: int,
+                       enable: int) -> None:
+        """DiskSim's "Use separate write segment"."""
         separate = d.integer("Use separate write segment", default=0, minimum=0)
         if separate:
             p = spec.get("Use separate write segment")
@@ -1137,7 +1230,10 @@ class _Context:
             if enable:
                 # one segment for writes only, the rest for reads (CacheConfig doc)
                 cache["separate_write_segment"] = True
-        self._nil_effect_knobs(d, spec)
+
+    def _stop_prefetch(self, d: _Reader, spec: Block, cache: dict[str, Any], enable: int,
+                       contread: int) -> None:
+        """How a read-ahead stops for the next command."""
         stop = d.integer("Stop prefetch in sector", default=1, minimum=0)
         if stop > 1:
             p = spec.get("Stop prefetch in sector")
@@ -1161,14 +1257,8 @@ class _Context:
             # 19.6 to 0.5), far below the media rate such drives stream at; on the five
             # traces it changes 15 requests and no target (issue 14 notes, 2026-11-27)
 
-        if extra_disc and not d.integer("Never disconnect", default=0, minimum=0):
-            # DiskSim 4.0 lets the head write a request of such a drive only once
-            # min(n, 10) of its n sectors (15 from 45-sector requests on) are buffered
-            cache.update(write_fill_sectors=WRITE_FILL[0], write_fill_large_from=WRITE_FILL[1],
-                         write_fill_large_sectors=WRITE_FILL[2])
-        if not enable:
-            self.notes.append("DiskSim's buffer is not used as a cache (Enable caching in "
-                              "buffer = 0): the cache size is 0.")
+    def _zero_latency(self, d: _Reader, spec: Block) -> tuple[bool, bool]:
+        """DiskSim's "Immediate buffer read/write" as (zero-latency reads, writes)."""
         # "Immediate buffer read/write" set DiskSim 4.0's disk.immedread/immedwrite, which
         # disk_check_hda_pending copies into disk.immed for the access it starts; with it,
         # disk_buffer_seekdone asks mech_g1's dm_latency/dm_access_block where on the track
@@ -1187,12 +1277,10 @@ class _Context:
                       "simcore models and DiskSim 4.0 never applies (see the profile's notes): "
                       "DiskSim's times on this model are an ordinary drive's; validate "
                       "--as-disksim runs it as DiskSim does")
-        firmware = {
-            "zero_latency_reads": zl_reads,
-            "zero_latency_writes": zl_writes,
-            "overheads": overheads,
-            "cache": cache,
-        }
+        return zl_reads, zl_writes
+
+    def _scheduler_note(self, spec: Block) -> None:
+        """Notes (and warns, unless it is FCFS) which policy DiskSim queues the drive with."""
         sched = spec.get("Scheduler")
         if isinstance(sched, Param) and isinstance(sched.value, Block):
             pol = sched.value.get("Scheduling policy")
@@ -1207,9 +1295,6 @@ class _Context:
                     self.warn(pol, f"the drive's queue scheduler ({label}) is not part of a "
                               f"simcore profile; {hint}")
                 self.notes.append(note + ".")
-        interface = self._interface(spec, d)
-        d.finish()
-        return firmware, interface
 
     def _nil_effect_knobs(self, d: _Reader, spec: Block) -> None:
         """DiskSim knobs whose effect, for the values its validated models use, is what
