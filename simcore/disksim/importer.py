@@ -442,51 +442,21 @@ def read_seek_file(path: str | Path, warnings: list[str] | None = None
             if declared is not None or pairs:
                 raise syntax_error(p, lineno, "Seek distances measured",
                                    "must be the first line, and only once")
-            try:
-                declared = int(m.group(1))
-            except ValueError:
-                raise syntax_error(p, lineno, "Seek distances measured",
-                                   f"'{m.group(1)}' is not a whole number") from None
+            declared = _whole(p, lineno, m.group(1))
             continue
-        fields = [f for f in re.split(r"[,\s]+", line) if f]
-        if len(fields) < 2:
-            raise syntax_error(p, lineno, "(line)", f"'{raw.strip()}' is not a "
-                               "'distance, time_ms' pair")
-        try:
-            dist = int(fields[0])
-        except ValueError:
-            raise syntax_error(p, lineno, "distance",
-                               f"'{fields[0]}' is not a whole number of cylinders") from None
-        try:
-            t = float(fields[1])
-        except ValueError:
-            raise syntax_error(p, lineno, "time_ms", f"'{fields[1]}' is not a number") from None
-        if dist < 0:
-            raise syntax_error(p, lineno, "distance", f"{dist} must be at least 0")
-        if not math.isfinite(t) or t < 0:
-            raise syntax_error(p, lineno, "time_ms", f"{fields[1]} must be a time >= 0")
-        if len(fields) >= 4:
-            fourth = True
+        dist, t, columns = _seek_pair(p, lineno, raw, line)
+        fourth = fourth or columns >= 4
         if pairs and dist <= pairs[-1][0]:
             raise syntax_error(p, lineno, "distance",
                                f"{dist} is not larger than the distance on the line before "
                                f"({pairs[-1][0]}); distances must increase")
-        if dist == 0:
-            if t != 0:
-                warnings.append(f"{p}:{lineno}: the time {t} ms for distance 0 is not used "
-                                "(a zero-distance seek takes no time)")
-            pairs.append((0, 0.0))
-            continue
-        pairs.append((dist, t))
+        if dist == 0 and t != 0:
+            warnings.append(f"{p}:{lineno}: the time {t} ms for distance 0 is not used "
+                            "(a zero-distance seek takes no time)")
+        pairs.append((dist, t) if dist else (0, 0.0))
     pairs = [q for q in pairs if q[0] > 0]
     if declared is not None:
-        count = len([ln for ln in lines if ln.split("#", 1)[0].strip()]) - 1
-        if count < declared:
-            raise syntax_error(p, len(lines), "Seek distances measured",
-                               f"declares {declared} distances but the file holds {count}")
-        if count > declared:
-            warnings.append(f"{p}: declares {declared} seek distances but holds {count}; "
-                            "all are used")
+        _check_declared(p, lines, declared, warnings)
     if len(pairs) < 2:
         raise syntax_error(p, max(len(lines), 1), "(file)",
                            "a seek curve needs at least two distances above 0")
@@ -494,6 +464,48 @@ def read_seek_file(path: str | Path, warnings: list[str] | None = None
         warnings.append(f"{p}: the separate write seek times (fourth column) are not "
                         "modelled; simcore uses the read seek curve for writes too")
     return pairs
+
+
+def _whole(p: str, lineno: int, text: str) -> int:
+    """The count of a ``Seek distances measured: N`` line."""
+    try:
+        return int(text)
+    except ValueError:
+        raise syntax_error(p, lineno, "Seek distances measured",
+                           f"'{text}' is not a whole number") from None
+
+
+def _seek_pair(p: str, lineno: int, raw: str, line: str) -> tuple[int, float, int]:
+    """One ``distance, time_ms`` line of a seek curve: (distance, time, number of columns)."""
+    fields = [f for f in re.split(r"[,\s]+", line) if f]
+    if len(fields) < 2:
+        raise syntax_error(p, lineno, "(line)", f"'{raw.strip()}' is not a "
+                           "'distance, time_ms' pair")
+    try:
+        dist = int(fields[0])
+    except ValueError:
+        raise syntax_error(p, lineno, "distance",
+                           f"'{fields[0]}' is not a whole number of cylinders") from None
+    try:
+        t = float(fields[1])
+    except ValueError:
+        raise syntax_error(p, lineno, "time_ms", f"'{fields[1]}' is not a number") from None
+    if dist < 0:
+        raise syntax_error(p, lineno, "distance", f"{dist} must be at least 0")
+    if not math.isfinite(t) or t < 0:
+        raise syntax_error(p, lineno, "time_ms", f"{fields[1]} must be a time >= 0")
+    return dist, t, len(fields)
+
+
+def _check_declared(p: str, lines: list[str], declared: int, warnings: list[str]) -> None:
+    """The declared count of distances against the lines the file holds."""
+    count = len([ln for ln in lines if ln.split("#", 1)[0].strip()]) - 1
+    if count < declared:
+        raise syntax_error(p, len(lines), "Seek distances measured",
+                           f"declares {declared} distances but the file holds {count}")
+    if count > declared:
+        warnings.append(f"{p}: declares {declared} seek distances but holds {count}; "
+                        "all are used")
 
 
 # -- analytic seek curves sampled into tables ----------------------------------
