@@ -85,80 +85,104 @@ def read_v3(path: str | Path, file: str | None = None) -> OpenWorkload:
 
 def _read(path: str | Path, ver: int, only: str | None, gap_ms: float,
           wait_unit_ms: float) -> OpenWorkload:
-    p = str(path)
-    files: dict[str, int] = {}
-    opened: set[str] = set()
-    reqs: list[Request] = []
-    clock = 0.0  # v2: time of the last wait
-    since_wait = 0
-    last_t = -math.inf
+    r = _Iolog(str(path), ver, only, gap_ms, wait_unit_ms)
     with open(path) as fh:
         fh.readline()
         for lineno, line in enumerate(fh, start=2):
             f = line.split()
-            if not f or f[0].startswith("#"):
-                continue
-            if ver == 3:
-                if len(f) not in (3, 5):
-                    raise TraceError(p, lineno, f"has {len(f)} fields; a version 3 line is "
-                                     "'timestamp filename action [offset length]'")
-                t = number(p, lineno, "timestamp", f[0]) / 1000.0  # µs -> ms
-                if t < last_t:
-                    raise TraceError(p, lineno, f"timestamp {f[0]} is earlier than the line "
-                                     "before; fio writes them in order", "timestamp")
-                last_t = t
-                f = f[1:]
-            else:
-                if len(f) not in (2, 4):
-                    raise TraceError(p, lineno, f"has {len(f)} fields; a version 2 line is "
-                                     "'filename action [offset length]'")
-                t = clock + since_wait * gap_ms
-            name, action = f[0], f[1]
-            if len(f) == 2:
-                if action not in FILE_ACTIONS:
-                    raise TraceError(p, lineno, f"'{action}' is not a file action (add, open "
-                                     "or close)", "action")
-                if action == "add":
-                    files.setdefault(name, len(files))
-                elif action == "open":
-                    if name not in files:
-                        raise TraceError(p, lineno, f"opens '{name}' before adding it", "action")
-                    opened.add(name)
-                else:
-                    opened.discard(name)
-                continue
-            if action not in IO_ACTIONS:
-                raise TraceError(p, lineno, f"'{action}' is not an I/O action (read, write, "
-                                 "sync, datasync, trim, wait)", "action")
-            offset = whole(p, lineno, "offset", f[2], unit="bytes")
-            length = whole(p, lineno, "length", f[3], unit="bytes")
-            if action == "wait":
-                if ver == 3:
-                    raise TraceError(p, lineno, "version 3 forbids 'wait'; its timestamps "
-                                     "carry the timing", "action")
-                clock = max(clock, offset * wait_unit_ms)
-                since_wait = 0
-                continue
-            if name not in files:
-                raise TraceError(p, lineno, f"uses '{name}' before an 'add' line for it",
-                                 "filename")
-            if name not in opened:
-                raise TraceError(p, lineno, f"uses '{name}' while it is not open", "filename")
-            if action not in ("read", "write"):
-                continue  # sync, datasync, trim: nothing for the disk model to move
-            if length == 0:
-                raise TraceError(p, lineno, "a read or write of 0 bytes", "length")
-            since_wait += 1
-            if only is not None and name != only:
-                continue
-            lba = offset // 512
-            sectors = -(-(offset + length) // 512) - lba
-            reqs.append(Request(len(reqs), t, READ if action == "read" else WRITE, lba,
-                                sectors, files[name]))
-    if only is not None and only not in files:
-        raise TraceError(p, 1, f"never adds the file '{only}'; it names: "
-                         f"{', '.join(files) or 'no files'}", "filename")
-    return OpenWorkload(reqs, name=Path(p).name)
+            if f and not f[0].startswith("#"):
+                r.line(lineno, f)
+    if only is not None and only not in r.files:
+        raise TraceError(r.p, 1, f"never adds the file '{only}'; it names: "
+                         f"{', '.join(r.files) or 'no files'}", "filename")
+    return OpenWorkload(r.reqs, name=Path(r.p).name)
+
+
+class _Iolog:
+    """The state of an iolog being read: its files, the open ones, the requests so far and
+    the clock (v3: the last timestamp; v2: the last wait and the I/Os since it)."""
+
+    def __init__(self, p: str, ver: int, only: str | None, gap_ms: float,
+                 wait_unit_ms: float):
+        self.p, self.ver, self.only = p, ver, only
+        self.gap_ms, self.wait_unit_ms = gap_ms, wait_unit_ms
+        self.files: dict[str, int] = {}
+        self.opened: set[str] = set()
+        self.reqs: list[Request] = []
+        self.clock = 0.0  # v2: time of the last wait
+        self.since_wait = 0
+        self.last_t = -math.inf
+
+    def line(self, lineno: int, f: list[str]) -> None:
+        """One line's fields: a file action or an I/O."""
+        t, f = self._time(lineno, f)
+        if len(f) == 2:
+            self._file_action(lineno, f[0], f[1])
+        else:
+            self._io(lineno, f, t)
+
+    def _time(self, lineno: int, f: list[str]) -> tuple[float, list[str]]:
+        """(the line's time in ms, its fields after any timestamp)."""
+        p = self.p
+        if self.ver != 3:
+            if len(f) not in (2, 4):
+                raise TraceError(p, lineno, f"has {len(f)} fields; a version 2 line is "
+                                 "'filename action [offset length]'")
+            return self.clock + self.since_wait * self.gap_ms, f
+        if len(f) not in (3, 5):
+            raise TraceError(p, lineno, f"has {len(f)} fields; a version 3 line is "
+                             "'timestamp filename action [offset length]'")
+        t = number(p, lineno, "timestamp", f[0]) / 1000.0  # µs -> ms
+        if t < self.last_t:
+            raise TraceError(p, lineno, f"timestamp {f[0]} is earlier than the line "
+                             "before; fio writes them in order", "timestamp")
+        self.last_t = t
+        return t, f[1:]
+
+    def _file_action(self, lineno: int, name: str, action: str) -> None:
+        if action not in FILE_ACTIONS:
+            raise TraceError(self.p, lineno, f"'{action}' is not a file action (add, open "
+                             "or close)", "action")
+        if action == "add":
+            self.files.setdefault(name, len(self.files))
+        elif action == "open":
+            if name not in self.files:
+                raise TraceError(self.p, lineno, f"opens '{name}' before adding it", "action")
+            self.opened.add(name)
+        else:
+            self.opened.discard(name)
+
+    def _io(self, lineno: int, f: list[str], t: float) -> None:
+        p = self.p
+        name, action = f[0], f[1]
+        if action not in IO_ACTIONS:
+            raise TraceError(p, lineno, f"'{action}' is not an I/O action (read, write, "
+                             "sync, datasync, trim, wait)", "action")
+        offset = whole(p, lineno, "offset", f[2], unit="bytes")
+        length = whole(p, lineno, "length", f[3], unit="bytes")
+        if action == "wait":
+            if self.ver == 3:
+                raise TraceError(p, lineno, "version 3 forbids 'wait'; its timestamps "
+                                 "carry the timing", "action")
+            self.clock = max(self.clock, offset * self.wait_unit_ms)
+            self.since_wait = 0
+            return
+        if name not in self.files:
+            raise TraceError(p, lineno, f"uses '{name}' before an 'add' line for it",
+                             "filename")
+        if name not in self.opened:
+            raise TraceError(p, lineno, f"uses '{name}' while it is not open", "filename")
+        if action not in ("read", "write"):
+            return  # sync, datasync, trim: nothing for the disk model to move
+        if length == 0:
+            raise TraceError(p, lineno, "a read or write of 0 bytes", "length")
+        self.since_wait += 1
+        if self.only is not None and name != self.only:
+            return
+        lba = offset // 512
+        sectors = -(-(offset + length) // 512) - lba
+        self.reqs.append(Request(len(self.reqs), t, READ if action == "read" else WRITE, lba,
+                                 sectors, self.files[name]))
 
 
 def write_v3(workload: OpenWorkload, path: str | Path,
