@@ -97,12 +97,7 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
     iface = v.table(data, "interface", _INTERFACE, required=False)
     init = v.table(data, "initial", _INITIAL, required=False)
 
-    if "rpm" in geo and "revolution_ms" in geo:
-        raise ProfileError(path, "geometry.rpm", "give rpm or revolution_ms, not both")
-    if "revolution_ms" in geo:
-        rpm = 60_000.0 / v.number(geo, "revolution_ms", "geometry", positive=True)
-    else:
-        rpm = v.number(geo, "rpm", "geometry", positive=True)
+    rpm = _rpm(v, geo)
     surfaces = v.integer(geo, "surfaces", "geometry", minimum=1)
     mapping = geo.get("mapping", "conventional")
     if mapping not in ("conventional", "serpentine"):
@@ -137,62 +132,7 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
            for k in _OVERHEADS_OPTIONAL if k in ov_raw})
     if "overheads" in fw:
         v.keys(fw["overheads"], _OVERHEADS | _OVERHEADS_OPTIONAL, "firmware.overheads")
-    cache = CacheSpec()
-    if "cache" in fw:
-        c = fw["cache"]
-        v.keys(c, _CACHE, "firmware.cache")
-        ra = c.get("read_ahead", "none")
-        if ra not in READ_AHEAD_POLICIES:
-            raise ProfileError(path, "firmware.cache.read_ahead",
-                               f"'{ra}' is not a policy; use one of {sorted(READ_AHEAD_POLICIES)}")
-        for flag in ("write_back", "adaptive", "read_hits_on_write_data",
-                     "read_ahead_over_requested", "read_ahead_on_hit", "read_any_free",
-                     "write_prebuffering", "preempt_destage", "separate_write_segment",
-                     "stop_in_sector", "stop_adds_to_overhead", "stop_read_ahead_unless_hit"):
-
-            if not isinstance(c.get(flag, False), bool):
-                raise ProfileError(path, f"firmware.cache.{flag}",
-                                   f"{c[flag]!r} is not true or false")
-        size_kib, max_ra, min_ra = (_kib_or_sectors(v, c, name) for name in (
-            "size", "max_read_ahead", "min_read_ahead"))
-        if max_ra and min_ra > max_ra:
-            raise ProfileError(path, "firmware.cache.min_read_ahead_kib",
-                               f"{min_ra:g} KiB exceeds max_read_ahead_kib {max_ra:g}")
-        cache = CacheSpec(
-            size_kib=size_kib,
-            segments=v.integer(c, "segments", "firmware.cache", minimum=1, default=1),
-            read_ahead=ra,
-            max_read_ahead_kib=max_ra,
-            write_back=bool(c.get("write_back", False)),
-            min_read_ahead_kib=min_ra,
-            adaptive=bool(c.get("adaptive", False)),
-            read_hits_on_write_data=bool(c.get("read_hits_on_write_data", True)),
-            read_ahead_over_requested=bool(c.get("read_ahead_over_requested", False)),
-            read_ahead_on_hit=bool(c.get("read_ahead_on_hit", False)),
-            read_any_free=bool(c.get("read_any_free", False)),
-            stop_in_sector=bool(c.get("stop_in_sector", True)),
-            stop_adds_to_overhead=bool(c.get("stop_adds_to_overhead", False)),
-            stop_read_ahead_unless_hit=bool(c.get("stop_read_ahead_unless_hit", False)),
-            write_fill_sectors=v.integer(c, "write_fill_sectors", "firmware.cache", minimum=0,
-                                         default=0),
-            write_fill_large_from=v.integer(c, "write_fill_large_from", "firmware.cache",
-                                            minimum=0, default=0),
-            write_fill_large_sectors=v.integer(c, "write_fill_large_sectors", "firmware.cache",
-                                               minimum=0, default=0),
-            write_prebuffering=bool(c.get("write_prebuffering", True)),
-            preempt_destage=bool(c.get("preempt_destage", True)),
-            separate_write_segment=bool(c.get("separate_write_segment", False)),
-        )
-        if cache.separate_write_segment and cache.segments < 2:
-            raise ProfileError(path, "firmware.cache.separate_write_segment",
-                               f"needs at least 2 segments (firmware.cache.segments is "
-                               f"{cache.segments}): one for writes, the rest for reads")
-        if cache.separate_write_segment and cache.adaptive:
-            raise ProfileError(path, "firmware.cache.separate_write_segment",
-                               "cannot be combined with adaptive = true")
-        if cache.write_fill_large_from and not cache.write_fill_large_sectors:
-            raise ProfileError(path, "firmware.cache.write_fill_large_sectors",
-                               "is required (at least 1) when write_fill_large_from is set")
+    cache = _cache(v, fw["cache"]) if "cache" in fw else CacheSpec()
     smr = _smr(v, fw["smr"]) if "smr" in fw else None
     cylinders = zones[-1].last_cylinder + 1
     init_cyl = v.integer(init, "cylinder", "initial", minimum=0, default=0)
@@ -228,6 +168,73 @@ def profile_from_dict(data: dict[str, Any], path: str = "<profile>") -> DiskProf
         source=str(data.get("source", "")), assumed=tuple(assumed),
         notes=str(data.get("notes", "")), path=path,
     )
+
+
+def _rpm(v: _Validator, geo: dict[str, Any]) -> float:
+    """The spindle speed, from ``rpm`` or ``revolution_ms`` (one of them)."""
+    if "rpm" in geo and "revolution_ms" in geo:
+        raise ProfileError(v.path, "geometry.rpm", "give rpm or revolution_ms, not both")
+    if "revolution_ms" in geo:
+        return 60_000.0 / v.number(geo, "revolution_ms", "geometry", positive=True)
+    return v.number(geo, "rpm", "geometry", positive=True)
+
+
+def _cache(v: _Validator, c: dict[str, Any]) -> CacheSpec:
+    """The ``[firmware.cache]`` table, checked."""
+    v.keys(c, _CACHE, "firmware.cache")
+    ra = c.get("read_ahead", "none")
+    if ra not in READ_AHEAD_POLICIES:
+        raise ProfileError(v.path, "firmware.cache.read_ahead",
+                           f"'{ra}' is not a policy; use one of {sorted(READ_AHEAD_POLICIES)}")
+    for flag in ("write_back", "adaptive", "read_hits_on_write_data",
+                 "read_ahead_over_requested", "read_ahead_on_hit", "read_any_free",
+                 "write_prebuffering", "preempt_destage", "separate_write_segment",
+                 "stop_in_sector", "stop_adds_to_overhead", "stop_read_ahead_unless_hit"):
+
+        if not isinstance(c.get(flag, False), bool):
+            raise ProfileError(v.path, f"firmware.cache.{flag}",
+                               f"{c[flag]!r} is not true or false")
+    size_kib, max_ra, min_ra = (_kib_or_sectors(v, c, name) for name in (
+        "size", "max_read_ahead", "min_read_ahead"))
+    if max_ra and min_ra > max_ra:
+        raise ProfileError(v.path, "firmware.cache.min_read_ahead_kib",
+                           f"{min_ra:g} KiB exceeds max_read_ahead_kib {max_ra:g}")
+    cache = CacheSpec(
+        size_kib=size_kib,
+        segments=v.integer(c, "segments", "firmware.cache", minimum=1, default=1),
+        read_ahead=ra,
+        max_read_ahead_kib=max_ra,
+        write_back=bool(c.get("write_back", False)),
+        min_read_ahead_kib=min_ra,
+        adaptive=bool(c.get("adaptive", False)),
+        read_hits_on_write_data=bool(c.get("read_hits_on_write_data", True)),
+        read_ahead_over_requested=bool(c.get("read_ahead_over_requested", False)),
+        read_ahead_on_hit=bool(c.get("read_ahead_on_hit", False)),
+        read_any_free=bool(c.get("read_any_free", False)),
+        stop_in_sector=bool(c.get("stop_in_sector", True)),
+        stop_adds_to_overhead=bool(c.get("stop_adds_to_overhead", False)),
+        stop_read_ahead_unless_hit=bool(c.get("stop_read_ahead_unless_hit", False)),
+        write_fill_sectors=v.integer(c, "write_fill_sectors", "firmware.cache", minimum=0,
+                                     default=0),
+        write_fill_large_from=v.integer(c, "write_fill_large_from", "firmware.cache",
+                                        minimum=0, default=0),
+        write_fill_large_sectors=v.integer(c, "write_fill_large_sectors", "firmware.cache",
+                                           minimum=0, default=0),
+        write_prebuffering=bool(c.get("write_prebuffering", True)),
+        preempt_destage=bool(c.get("preempt_destage", True)),
+        separate_write_segment=bool(c.get("separate_write_segment", False)),
+    )
+    if cache.separate_write_segment and cache.segments < 2:
+        raise ProfileError(v.path, "firmware.cache.separate_write_segment",
+                           f"needs at least 2 segments (firmware.cache.segments is "
+                           f"{cache.segments}): one for writes, the rest for reads")
+    if cache.separate_write_segment and cache.adaptive:
+        raise ProfileError(v.path, "firmware.cache.separate_write_segment",
+                           "cannot be combined with adaptive = true")
+    if cache.write_fill_large_from and not cache.write_fill_large_sectors:
+        raise ProfileError(v.path, "firmware.cache.write_fill_large_sectors",
+                           "is required (at least 1) when write_fill_large_from is set")
+    return cache
 
 
 def _sector_format(v: _Validator, geo: dict[str, Any]) -> tuple[int, int, int]:
@@ -377,25 +384,7 @@ def _zones(v: _Validator, geo: dict, rev_ms: float, head_switch: float,
                            "give either an explicit [[geometry.zones]] list or a "
                            "[geometry.zoning] summary, exactly one of them")
     if "zoning" in geo:
-        z = geo["zoning"]
-        v.keys(z, _ZONING, "geometry.zoning")
-        count = v.integer(z, "count", "geometry.zoning", minimum=1)
-        cyls = v.integer(z, "cylinders", "geometry.zoning", minimum=count)
-        outer = v.integer(z, "outer_spt", "geometry.zoning", minimum=1)
-        inner = v.integer(z, "inner_spt", "geometry.zoning", minimum=1)
-        if inner > outer:
-            raise ProfileError(v.path, "geometry.zoning.inner_spt",
-                               f"{inner} exceeds outer_spt {outer}: outer tracks are longer")
-        spares = v.integer(z, "spares_per_zone", "geometry.zoning", minimum=0, default=0)
-        base, extra = divmod(cyls, count)
-        raw, c0 = [], 0
-        for i in range(count):
-            n = base + (1 if i < extra else 0)
-            spt = round(outer - (outer - inner) * (i / (count - 1) if count > 1 else 0))
-            spt = max(v.ratio, spt // v.ratio * v.ratio)  # whole physical sectors per track
-            raw.append({"first_cylinder": c0, "last_cylinder": c0 + n - 1,
-                        "sectors_per_track": spt, "spares": spares})
-            c0 += n
+        raw = _zoning_rows(v, geo)
     else:
         raw = geo["zones"]
         if not isinstance(raw, list) or not raw:
@@ -403,69 +392,105 @@ def _zones(v: _Validator, geo: dict, rev_ms: float, head_switch: float,
     zones: list[Zone] = []
     expect = 0
     for i, z in enumerate(raw):
-        f = f"geometry.zones[{i}]"
-        v.keys(z, _ZONE, f)
-        first = v.integer(z, "first_cylinder", f, minimum=0)
-        last = v.integer(z, "last_cylinder", f, minimum=first)
-        if first < expect:
-            raise ProfileError(v.path, f"{f}.first_cylinder",
-                               f"is {first} but the zone before ends at cylinder {expect - 1}: "
-                               "zones must not overlap and go outermost first (unused "
-                               "cylinders between zones are allowed)")
-        expect = last + 1
-        spt = v.integer(z, "sectors_per_track", f, minimum=1)
-        if spt % v.ratio:
-            raise ProfileError(v.path, f"{f}.sectors_per_track",
-                               f"{spt} is not a whole number of {v.ratio * 512}-byte physical "
-                               f"sectors (a multiple of {v.ratio} 512-byte sectors)")
-        ts = z.get("track_skew", derived_skew(head_switch, rev_ms, spt))
-        cs = z.get("cylinder_skew", derived_skew(cyl_switch, rev_ms, spt))
-        for name, val in (("track_skew", ts), ("cylinder_skew", cs)):
-            if not isinstance(val, int) or not 0 <= val < spt:
-                raise ProfileError(v.path, f"{f}.{name}",
-                                   f"{val!r} must be a whole number of sectors in 0..{spt - 1}")
-        offset = v.integer(z, "first_offset", f, minimum=0, default=0)
-        spares = v.integer(z, "spares", f, minimum=0, default=0)
-        slips = z.get("slips", [])
-        slots = (last - first + 1) * v.surfaces_hint * spt
-        if not isinstance(slips, list) or not all(isinstance(s, int) and 0 <= s < slots
-                                                   for s in slips):
-            raise ProfileError(v.path, f"{f}.slips",
-                               f"must be zone-relative slot numbers in 0..{slots - 1}")
-        if len(set(slips)) != len(slips):
-            raise ProfileError(v.path, f"{f}.slips", "lists a slot twice")
-        group = v.integer(z, "spare_group", f, minimum=0, default=0)
-        if group >= slots:
-            group = 0
-        empty = v.integer(z, "empty_front", f, minimum=0, default=0)
-        if group:
-            if spares >= group:
-                raise ProfileError(v.path, f"{f}.spares", f"{spares} spares per group of "
-                                   f"{group} slots leave no data sectors")
-            per_group: dict[int, int] = {}
-            for s_ in slips:
-                per_group[s_ // group] = per_group.get(s_ // group, 0) + 1
-            full = slots // group
-            over = [g for g, n in per_group.items() if n > (spares if g < full else 0)]
-            if over:
-                raise ProfileError(v.path, f"{f}.slips",
-                                   f"sparing group {over[0]} holds more slips than its "
-                                   f"{spares if over[0] < full else 0} spares")
-            good = full * (group - spares) + slots % group - per_group.get(full, 0)
-        else:
-            good = slots - max(spares, len(slips))
-        if good - empty <= 0:
-            raise ProfileError(v.path, f"{f}.spares",
-                               "spares, slips and the empty front leave no data sectors")
-        remaps = z.get("remaps", [])
-        if not isinstance(remaps, list) or not all(
-                isinstance(p, list) and len(p) == 2 and all(isinstance(x, int) and 0 <= x < slots
-                                                            for x in p) for p in remaps):
-            raise ProfileError(v.path, f"{f}.remaps",
-                               f"must be [defective slot, spare slot] pairs in 0..{slots - 1}")
-        zones.append(Zone(first, last, spt, ts, cs, offset % spt, spares, tuple(slips),
-                          group, empty, tuple((a, b) for a, b in remaps if a != b)))
+        zones.append(_zone(v, z, i, expect, rev_ms, head_switch, cyl_switch))
+        expect = zones[-1].last_cylinder + 1
     return zones
+
+
+def _zoning_rows(v: _Validator, geo: dict) -> list[dict[str, int]]:
+    """A ``[geometry.zoning]`` summary as explicit zone rows: equal bands of cylinders, sectors
+    per track falling linearly from the outer zone to the inner one."""
+    z = geo["zoning"]
+    v.keys(z, _ZONING, "geometry.zoning")
+    count = v.integer(z, "count", "geometry.zoning", minimum=1)
+    cyls = v.integer(z, "cylinders", "geometry.zoning", minimum=count)
+    outer = v.integer(z, "outer_spt", "geometry.zoning", minimum=1)
+    inner = v.integer(z, "inner_spt", "geometry.zoning", minimum=1)
+    if inner > outer:
+        raise ProfileError(v.path, "geometry.zoning.inner_spt",
+                           f"{inner} exceeds outer_spt {outer}: outer tracks are longer")
+    spares = v.integer(z, "spares_per_zone", "geometry.zoning", minimum=0, default=0)
+    base, extra = divmod(cyls, count)
+    raw, c0 = [], 0
+    for i in range(count):
+        n = base + (1 if i < extra else 0)
+        spt = round(outer - (outer - inner) * (i / (count - 1) if count > 1 else 0))
+        spt = max(v.ratio, spt // v.ratio * v.ratio)  # whole physical sectors per track
+        raw.append({"first_cylinder": c0, "last_cylinder": c0 + n - 1,
+                    "sectors_per_track": spt, "spares": spares})
+        c0 += n
+    return raw
+
+
+def _zone(v: _Validator, z: dict, i: int, expect: int, rev_ms: float, head_switch: float,
+          cyl_switch: float) -> Zone:
+    """One zone row, checked; ``expect`` is the first cylinder after the zone before."""
+    f = f"geometry.zones[{i}]"
+    v.keys(z, _ZONE, f)
+    first = v.integer(z, "first_cylinder", f, minimum=0)
+    last = v.integer(z, "last_cylinder", f, minimum=first)
+    if first < expect:
+        raise ProfileError(v.path, f"{f}.first_cylinder",
+                           f"is {first} but the zone before ends at cylinder {expect - 1}: "
+                           "zones must not overlap and go outermost first (unused "
+                           "cylinders between zones are allowed)")
+    spt = v.integer(z, "sectors_per_track", f, minimum=1)
+    if spt % v.ratio:
+        raise ProfileError(v.path, f"{f}.sectors_per_track",
+                           f"{spt} is not a whole number of {v.ratio * 512}-byte physical "
+                           f"sectors (a multiple of {v.ratio} 512-byte sectors)")
+    ts = z.get("track_skew", derived_skew(head_switch, rev_ms, spt))
+    cs = z.get("cylinder_skew", derived_skew(cyl_switch, rev_ms, spt))
+    for name, val in (("track_skew", ts), ("cylinder_skew", cs)):
+        if not isinstance(val, int) or not 0 <= val < spt:
+            raise ProfileError(v.path, f"{f}.{name}",
+                               f"{val!r} must be a whole number of sectors in 0..{spt - 1}")
+    offset = v.integer(z, "first_offset", f, minimum=0, default=0)
+    spares = v.integer(z, "spares", f, minimum=0, default=0)
+    slips = z.get("slips", [])
+    slots = (last - first + 1) * v.surfaces_hint * spt
+    if not isinstance(slips, list) or not all(isinstance(s, int) and 0 <= s < slots
+                                               for s in slips):
+        raise ProfileError(v.path, f"{f}.slips",
+                           f"must be zone-relative slot numbers in 0..{slots - 1}")
+    if len(set(slips)) != len(slips):
+        raise ProfileError(v.path, f"{f}.slips", "lists a slot twice")
+    group = v.integer(z, "spare_group", f, minimum=0, default=0)
+    if group >= slots:
+        group = 0
+    empty = v.integer(z, "empty_front", f, minimum=0, default=0)
+    good = _good_sectors(v, f, slots, spares, slips, group)
+    if good - empty <= 0:
+        raise ProfileError(v.path, f"{f}.spares",
+                           "spares, slips and the empty front leave no data sectors")
+    remaps = z.get("remaps", [])
+    if not isinstance(remaps, list) or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(x, int) and 0 <= x < slots
+                                                        for x in p) for p in remaps):
+        raise ProfileError(v.path, f"{f}.remaps",
+                           f"must be [defective slot, spare slot] pairs in 0..{slots - 1}")
+    return Zone(first, last, spt, ts, cs, offset % spt, spares, tuple(slips),
+                group, empty, tuple((a, b) for a, b in remaps if a != b))
+
+
+def _good_sectors(v: _Validator, f: str, slots: int, spares: int, slips: list[int],
+                  group: int) -> int:
+    """Slots left for data after the spares and slips (per sparing group when ``group``)."""
+    if not group:
+        return slots - max(spares, len(slips))
+    if spares >= group:
+        raise ProfileError(v.path, f"{f}.spares", f"{spares} spares per group of "
+                           f"{group} slots leave no data sectors")
+    per_group: dict[int, int] = {}
+    for s_ in slips:
+        per_group[s_ // group] = per_group.get(s_ // group, 0) + 1
+    full = slots // group
+    over = [g for g, n in per_group.items() if n > (spares if g < full else 0)]
+    if over:
+        raise ProfileError(v.path, f"{f}.slips",
+                           f"sparing group {over[0]} holds more slips than its "
+                           f"{spares if over[0] < full else 0} spares")
+    return full * (group - spares) + slots % group - per_group.get(full, 0)
 
 
 def _fraction(v, table: dict, key: str, where: str) -> float:
