@@ -131,15 +131,7 @@ def main(args) -> int:
         return 0
     secret = None if args.public_variants else sec.load(args.secret)
     if args.regrade:
-        key = g.Key(key_path, secret)
-        try:
-            _, changes = rep.regrade(key, out, feedback, args.regrade)
-        finally:
-            key.close()
-        print(f"regraded {args.regrade}: {len(changes)} change(s)")
-        for c in changes:
-            print(f"  {c}")
-        return 0
+        return _regrade(key_path, secret, out, feedback, args.regrade)
     if not args.submissions:
         raise ValueError("no submissions given")
     roster = read_roster(args.roster) if args.roster else None
@@ -193,17 +185,39 @@ def main(args) -> int:
         rep.write_report(key, results, out, feedback, force=args.force, layers=layers)
     except FileExistsError as exc:  # appeared while grading
         raise ValueError(str(exc)) from None
-    wall = time.monotonic() - t0
+    _print_results(key, results, args.jobs, out, feedback, time.monotonic() - t0)
+    errors = [r for r in results if r.status == "error"]
+    for r in errors:
+        print(f"grader error on {r.path}:\n{r.log}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def _regrade(key_path: Path, secret, out: Path, feedback: Path, which: str) -> int:
+    """``--regrade``: grade one submission again into an existing report."""
+    from ..labkit import grade as g
+    from ..labkit import report as rep
+
+    key = g.Key(key_path, secret)
+    try:
+        _, changes = rep.regrade(key, out, feedback, which)
+    finally:
+        key.close()
+    print(f"regraded {which}: {len(changes)} change(s)")
+    for c in changes:
+        print(f"  {c}")
+    return 0
+
+
+def _print_results(key, results, jobs, out: Path, feedback: Path, wall: float) -> None:
+    """The grades table and where the report went."""
+    from ..labkit import grade as g
+
     max_total = sum(key.max.values())
     print(f"{'student':<20} {'score':>9}  status")
     for r in results:
         print(f"{r.student_id:<20} {r.total:>4g}/{max_total:<4g}  {r.status}"
               + (f"  [{'; '.join(r.flagged)}]" if r.flagged else ""))
     print(f"graded {len(results)} submissions in {wall:.1f} s with "
-          f"{g.default_jobs(args.jobs)} jobs; grades: {out}; feedback: {feedback}/")
+          f"{g.default_jobs(jobs)} jobs; grades: {out}; feedback: {feedback}/")
     if key.budget is not None:
         print(f"time limits: {key.budget.describe()}")
-    errors = [r for r in results if r.status == "error"]
-    for r in errors:
-        print(f"grader error on {r.path}:\n{r.log}", file=sys.stderr)
-    return 1 if errors else 0

@@ -353,49 +353,11 @@ def _replay_ide(mech: Mechanism, placed, scheduler: Any, elevator: str, depth: i
         queue: list = []
         fg_index: list[int] = []
         last = {"fg": 0}
-
-        def feed():
-            for i, r in enumerate(reqs):
-                d = r.arrival_ms - env.now
-                if d > 0:
-                    yield env.timeout(d)
-                if copy is not None and parent[i] < 0:
-                    queue.append(r)
-                    continue
-                fg_index.append(i)
-                last["fg"] += 1
-                top.submit(r.client, r.op, r.lba, r.sectors)
-
-        def copier():
-            bl = top
-            idle, gap = copy["idle_ms"], 1000.0 / copy["per_s"]
-            end = reqs[-1].arrival_ms if reqs else 0.0
-            while env.now <= end or queue:
-                if len(queue) < 2:
-                    yield env.timeout(idle)
-                    if env.now > end and not queue:
-                        break
-                    continue
-                seen = last["fg"]
-                if bl.in_flight or bl.queued:
-                    yield env.timeout(idle)
-                    continue
-                yield env.timeout(idle)
-                if last["fg"] != seen or bl.in_flight or bl.queued:
-                    continue
-                rd, wr = queue.pop(0), queue.pop(0)  # an extent: its read, then its write
-                w0 = int(rd.arrival_ms // placed.interval_ms)
-                yield bl.submit(pl.MIGRATION_CLIENT, rd.op, rd.lba, rd.sectors)
-                yield bl.submit(pl.MIGRATION_CLIENT, wr.op, wr.lba, wr.sectors)
-                counters["copied_extents"] += 1
-                if int(env.now // placed.interval_ms) == w0:
-                    counters["copied_in_window"] += 1
-                yield env.timeout(gap)
-
         holder["fg_index"] = fg_index
-        env.process(feed())
+        env.process(_feed(env, top, reqs, parent, copy, queue, fg_index, last))
         if copy is not None:
-            env.process(copier())
+            env.process(_copier(env, top, reqs, copy, queue, last, placed.interval_ms,
+                                counters))
 
     stk = stack(mech, scheduler=scheduler, host=(layer,))
     res = run(stk, Processes(start, placed.workload.name))
@@ -407,6 +369,52 @@ def _replay_ide(mech: Mechanism, placed, scheduler: Any, elevator: str, depth: i
     # bios of the foreground are numbered in submission order, the copier's interleave
     fg = [r._replace(id=idx[k]) for k, r in enumerate(fg)]
     return fg, res.records, counters
+
+
+def _feed(env, top, reqs, parent, copy: dict | None, queue: list, fg_index: list[int],
+          last: dict[str, int]):
+    """Submit the foreground requests at their arrival times; with a background copier,
+    queue the copy I/Os for it instead (``_replay_ide``)."""
+    for i, r in enumerate(reqs):
+        d = r.arrival_ms - env.now
+        if d > 0:
+            yield env.timeout(d)
+        if copy is not None and parent[i] < 0:
+            queue.append(r)
+            continue
+        fg_index.append(i)
+        last["fg"] += 1
+        top.submit(r.client, r.op, r.lba, r.sectors)
+
+
+def _copier(env, bl, reqs, copy: dict, queue: list, last: dict[str, int], interval_ms: float,
+            counters: dict[str, int]):
+    """Adaptive block rearrangement's block arranger (``_replay_ide``): one queued copy
+    extent at a time, after ``copy["idle_ms"]`` of an idle disk, at most ``copy["per_s"]``
+    extents a second."""
+    idle, gap = copy["idle_ms"], 1000.0 / copy["per_s"]
+    end = reqs[-1].arrival_ms if reqs else 0.0
+    while env.now <= end or queue:
+        if len(queue) < 2:
+            yield env.timeout(idle)
+            if env.now > end and not queue:
+                break
+            continue
+        seen = last["fg"]
+        if bl.in_flight or bl.queued:
+            yield env.timeout(idle)
+            continue
+        yield env.timeout(idle)
+        if last["fg"] != seen or bl.in_flight or bl.queued:
+            continue
+        rd, wr = queue.pop(0), queue.pop(0)  # an extent: its read, then its write
+        w0 = int(rd.arrival_ms // interval_ms)
+        yield bl.submit(pl.MIGRATION_CLIENT, rd.op, rd.lba, rd.sectors)
+        yield bl.submit(pl.MIGRATION_CLIENT, wr.op, wr.lba, wr.sectors)
+        counters["copied_extents"] += 1
+        if int(env.now // interval_ms) == w0:
+            counters["copied_in_window"] += 1
+        yield env.timeout(gap)
 
 
 def _fold_subset(cols: dict, placed) -> dict[str, np.ndarray]:
