@@ -479,88 +479,106 @@ def detect_by_timing(reader: TimedReader, start: int = 0, stop: int | None = Non
     would let zero-latency firmware read the run out of order, and an assembled
     in-order bus transfer can then hide the head switch entirely.
     """
-    rev = reader.revolution_ms
-    steps: list[DetectionStep] = []
-    probes = 0
-    fallbacks = calibrations = 0
-    delay = 0.0
-    base = (0.0, 0.0)  # T(1) and the sector time s at the calibrated delay
+    pr = _Prober(reader, threshold_ms, record)
+    starts = [start]
+    spt_prev: int | None = None
+    s = start
+    pr.calibrate(s)
+    while (tracks is None or len(starts) <= tracks) and (stop is None or s < stop):
+        limit = (stop - s) if stop is not None else max_sectors
+        n_star = None
+        if spt_prev is not None and spt_prev + 1 <= limit and (
+                not pr.jumped(s, spt_prev, "verify") and pr.jumped(s, spt_prev + 1, "verify")):
+            n_star = spt_prev + 1
+        if n_star is None:
+            if spt_prev is not None:
+                pr.fallbacks += 1
+                pr.calibrate(s)
+            n_star = _search_jump(pr, s, limit)
+            if n_star is None:
+                break  # the rest of the range is one track (or empty): stop here
+        spt_prev = n_star - 1
+        s = s + n_star - 1  # the off-by-one fix: S + N* - 1, not S + N*
+        starts.append(s)
+    return Detection(starts, pr.probes, pr.steps, getattr(reader, "elapsed_ms", 0.0),
+                     getattr(reader, "reference_reads", 0), pr.fallbacks, pr.calibrations,
+                     pr.delay)
 
-    def probe(s: int, n: int, phase: str, d: float | None = None) -> float:
-        nonlocal probes
-        ms = reader.read(s, n, delay if d is None else d)
-        probes += 1
+
+class _Prober:
+    """:func:`detect_by_timing`'s timed reads: rotationally synchronised probes, the line
+    ``T(1) + (N - 1) s`` they are judged against, and the counts and steps it reports."""
+
+    def __init__(self, reader: TimedReader, threshold_ms: float, record: bool):
+        self.reader, self.threshold_ms, self.record = reader, threshold_ms, record
+        self.rev = reader.revolution_ms
+        self.steps: list[DetectionStep] = []
+        self.probes = 0
+        self.fallbacks = self.calibrations = 0
+        self.delay = 0.0
+        self.base = (0.0, 0.0)  # T(1) and the sector time s at the calibrated delay
+
+    def probe(self, s: int, n: int, phase: str, d: float | None = None) -> float:
+        ms = self.reader.read(s, n, self.delay if d is None else d)
+        self.probes += 1
         return ms
 
-    def jumped(s: int, n: int, phase: str) -> bool:
-        ms = probe(s, n, phase)
-        t1, slope = base
+    def jumped(self, s: int, n: int, phase: str) -> bool:
+        """Whether a read of ``n`` sectors from ``s`` jumps above the line (crosses a track)."""
+        ms = self.probe(s, n, phase)
+        t1, slope = self.base
         excess = ms - t1 - (n - 1) * slope
-        j = excess > threshold_ms
-        if record:
-            steps.append(DetectionStep(s, n, ms, j, phase, excess))
+        j = excess > self.threshold_ms
+        if self.record:
+            self.steps.append(DetectionStep(s, n, ms, j, phase, excess))
         return j
 
-    def calibrate(s: int) -> None:
+    def calibrate(self, s: int) -> None:
         """Find the issue delay at which the head arrives just before ``s``."""
-        nonlocal delay, base, calibrations
-        calibrations += 1
-        t0 = probe(s, 1, "calibrate", 0.0)
+        rev = self.rev
+        self.calibrations += 1
+        t0 = self.probe(s, 1, "calibrate", 0.0)
         lo, hi = 0.0, rev
         while hi - lo > rev / 8192:
             mid = (lo + hi) / 2
-            ms = probe(s, 1, "calibrate", mid)
+            ms = self.probe(s, 1, "calibrate", mid)
             # before the edge the read gets shorter one-for-one with the delay;
             # past it the head has just missed S and waits a whole revolution
             if ms > t0 - mid + rev / 2:
                 hi = mid
             else:
                 lo = mid
-            if record:
-                steps.append(DetectionStep(s, 1, ms, ms > t0 - mid + rev / 2, "calibrate"))
+            if self.record:
+                self.steps.append(DetectionStep(s, 1, ms, ms > t0 - mid + rev / 2,
+                                                "calibrate"))
         # step back from the edge a little: arriving exactly on it, rounding decides
         # between no wait and a whole revolution
-        delay = max(0.0, lo - rev / 2048)
-        t1 = probe(s, 1, "baseline")
-        t2 = probe(s, 2, "baseline")
-        base = (t1, t2 - t1)
-        if record:
-            steps.append(DetectionStep(s, 1, t1, False, "baseline"))
-            steps.append(DetectionStep(s, 2, t2, False, "baseline"))
+        self.delay = max(0.0, lo - rev / 2048)
+        t1 = self.probe(s, 1, "baseline")
+        t2 = self.probe(s, 2, "baseline")
+        self.base = (t1, t2 - t1)
+        if self.record:
+            self.steps.append(DetectionStep(s, 1, t1, False, "baseline"))
+            self.steps.append(DetectionStep(s, 2, t2, False, "baseline"))
 
-    starts = [start]
-    spt_prev: int | None = None
-    s = start
-    calibrate(s)
-    while (tracks is None or len(starts) <= tracks) and (stop is None or s < stop):
-        limit = (stop - s) if stop is not None else max_sectors
-        n_star = None
-        if spt_prev is not None and spt_prev + 1 <= limit and (
-                not jumped(s, spt_prev, "verify") and jumped(s, spt_prev + 1, "verify")):
-            n_star = spt_prev + 1
-        if n_star is None:
-            if spt_prev is not None:
-                fallbacks += 1
-                calibrate(s)
-            lo, hi = 2, 4  # T(1), T(2) are on the line by construction
-            while hi <= limit and not jumped(s, hi, "grow"):
-                lo, hi = hi, hi * 2
-            if hi > limit:
-                if limit <= lo or not jumped(s, limit, "grow"):
-                    break  # the rest of the range is one track (or empty): stop here
-                hi = limit
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if jumped(s, mid, "bisect"):
-                    hi = mid
-                else:
-                    lo = mid
-            n_star = hi
-        spt_prev = n_star - 1
-        s = s + n_star - 1  # the off-by-one fix: S + N* - 1, not S + N*
-        starts.append(s)
-    return Detection(starts, probes, steps, getattr(reader, "elapsed_ms", 0.0),
-                     getattr(reader, "reference_reads", 0), fallbacks, calibrations, delay)
+
+def _search_jump(pr: _Prober, s: int, limit: int) -> int | None:
+    """The paper's binary search for ``N*`` from ``s``: double an upper bound, then bisect;
+    None when no read of up to ``limit`` sectors jumps."""
+    lo, hi = 2, 4  # T(1), T(2) are on the line by construction
+    while hi <= limit and not pr.jumped(s, hi, "grow"):
+        lo, hi = hi, hi * 2
+    if hi > limit:
+        if limit <= lo or not pr.jumped(s, limit, "grow"):
+            return None
+        hi = limit
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if pr.jumped(s, mid, "bisect"):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def find_track_jumps(sizes: Sequence[int], times_ms: Sequence[float], min_jump_ms: float = 0.2,
