@@ -47,6 +47,7 @@ OFF, WAIT_REQ, WAIT_NEXT, FINISHED = "off", "wait-req", "wait-next", "finished"
 MAX_THINKTIME_MS = 20.0
 MAXBACK = 1024 * 1024
 BACK_PENALTY = 2
+_NOTHING = object()  # dispatch nothing now (a sentinel: a request may itself be None)
 
 
 @dataclass
@@ -337,39 +338,15 @@ class Anticipatory(Elevator):
         if not (reads or writes) or self.antic_status in (WAIT_REQ, WAIT_NEXT) \
                 or self.changed_batch == 1:
             return None
-        rq = None
-        expired_fifo = False
-        chosen = False
-        if not (reads and writes and self._batch_expired(now)):
-            rq = self.next_arq[self.batch_dir]
-            if self.batch_dir == SYNC and self.antic_expire:
-                if self._fifo_expired(SYNC, now):
-                    expired_fifo = True
-                    chosen = True
-                elif self._can_anticipate(rq, now):
-                    self._antic_waitreq(now)
-                    return None
-            if not chosen and rq is not None:
-                if reads and not writes:
-                    self.current_batch_expires = now + self.batch_expire[SYNC]
-                chosen = True
-        if not chosen:
-            if reads and not (writes and self.batch_dir == SYNC):
-                if self.batch_dir == ASYNC:
-                    self.changed_batch = 1
-                self.batch_dir = SYNC
-                rq = next(iter(self.fifo[SYNC].values()))
-                self.last_check_fifo[SYNC] = now
-            elif writes:
-                if self.batch_dir == SYNC:
-                    self.changed_batch = 1
-                    self.new_batch = False
-                self.batch_dir = ASYNC
-                self.current_write_count = self.write_batch_count
-                self.write_batch_idled = False
-                rq = self.next_arq[ASYNC]
-            else:  # pragma: no cover - reads or writes is true here
+        picked = self._continue_batch(now, reads, writes)
+        if picked is _NOTHING:
+            return None
+        if picked is None:  # as-iosched.c's dispatch_writes / dispatch_request choice
+            rq, expired_fifo = self._new_batch(reads, writes, now), False
+            if rq is _NOTHING:  # pragma: no cover - reads or writes is true here
                 return None
+        else:
+            rq, expired_fifo = picked
         if expired_fifo or self._fifo_expired(self.batch_dir, now):
             rq = next(iter(self.fifo[self.batch_dir].values()))
             self._log(now, "expired", rq)
@@ -382,6 +359,43 @@ class Anticipatory(Elevator):
                 self.new_batch = True
             self.changed_batch = 0
         return self._move(rq, now)
+
+    def _continue_batch(self, now: float, reads: bool, writes: bool):
+        """Go on with the current batch: ``(rq, fifo expired)``; None to start a new batch;
+        ``_NOTHING`` when the scheduler starts to anticipate instead."""
+        if reads and writes and self._batch_expired(now):
+            return None
+        rq = self.next_arq[self.batch_dir]
+        if self.batch_dir == SYNC and self.antic_expire:
+            if self._fifo_expired(SYNC, now):
+                return rq, True
+            if self._can_anticipate(rq, now):
+                self._antic_waitreq(now)
+                return _NOTHING
+        if rq is None:
+            return None
+        if reads and not writes:
+            self.current_batch_expires = now + self.batch_expire[SYNC]
+        return rq, False
+
+    def _new_batch(self, reads: bool, writes: bool, now: float):
+        """Start a read batch (the oldest read) or, when reads just ran and writes wait or
+        only writes wait, a write batch; ``_NOTHING`` when nothing waits."""
+        if reads and not (writes and self.batch_dir == SYNC):
+            if self.batch_dir == ASYNC:
+                self.changed_batch = 1
+            self.batch_dir = SYNC
+            self.last_check_fifo[SYNC] = now
+            return next(iter(self.fifo[SYNC].values()))
+        if writes:
+            if self.batch_dir == SYNC:
+                self.changed_batch = 1
+                self.new_batch = False
+            self.batch_dir = ASYNC
+            self.current_write_count = self.write_batch_count
+            self.write_batch_idled = False
+            return self.next_arq[ASYNC]
+        return _NOTHING  # pragma: no cover - reads or writes is true here
 
     def _move(self, rq: Rq, now: float) -> Rq:
         c = self._cls(rq)
