@@ -124,69 +124,100 @@ _CITE_ROLES = {"cite", "cite:t", "cite:p", "cite:ps", "cite:ts", "cite:ct", "cit
 
 def prose_lines(text: str) -> list[tuple[int, str]]:
     """(line number, text) of every prose line of a MyST page; code, math, options dropped."""
-    lines = text.splitlines()
-    out: list[tuple[int, str]] = []
-    i = 0
-    if lines and lines[0].strip() == "---":  # front matter
-        i = 1
-        while i < len(lines) and lines[i].strip() != "---":
-            i += 1
-        i += 1
-    stack: list[tuple[str, bool]] = []  # (fence, body is prose)
-    options = False  # at the top of a directive's body: option lines may follow
-    in_display_math = False
-    while i < len(lines):
-        line = lines[i]
-        i += 1
-        m = _FENCE.match(line)
-        if stack:
-            fence, prose = stack[-1]
-            if m and m["fence"][0] == fence[0] and len(m["fence"]) >= len(fence) and not m["info"]:
-                stack.pop()
-                options = False
+    return _ProseScan(text.splitlines()).run()
+
+
+class _ProseScan:
+    """:func:`prose_lines`' walk over a page: the open fences (and whether each body is
+    prose), a directive's option lines, display math."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+        self.out: list[tuple[int, str]] = []
+        self.i = 0
+        self.stack: list[tuple[str, bool]] = []  # (fence, body is prose)
+        self.options = False  # at the top of a directive's body: option lines may follow
+        self.in_display_math = False
+
+    def _skip_to_dashes(self) -> None:
+        """Past the closing ``---`` of a YAML block (front matter, a directive's options)."""
+        while self.i < len(self.lines) and self.lines[self.i].strip() != "---":
+            self.i += 1
+        self.i += 1
+
+    def run(self) -> list[tuple[int, str]]:
+        if self.lines and self.lines[0].strip() == "---":  # front matter
+            self.i = 1
+            self._skip_to_dashes()
+        while self.i < len(self.lines):
+            line = self.lines[self.i]
+            self.i += 1
+            if self._fence(_FENCE.match(line)) or self._option(line) or self._math(line):
                 continue
-            if not prose:
-                continue
-        if m and m["info"] is not None and (m["info"] or not stack):
-            info = m["info"].strip()
-            name = info[1:info.index("}")] if info.startswith("{") and "}" in info else None
-            prose = name is not None and name not in _CODE_DIRECTIVES
-            stack.append((m["fence"], prose))
-            options = prose
-            if prose and name in ("figure", "glue:figure", "image", "include"):
-                continue  # the argument is a file or a key; the caption follows the options
-            if prose:
-                # a directive's argument is prose (an admonition's title), an exercise's label not
-                if name.endswith("-start") or name.startswith(("exercise", "solution")):
-                    continue
-                arg = info[info.index("}") + 1:]
-                if arg.strip():
-                    out.append((i, arg))
-            continue
-        if options:
             stripped = line.strip()
-            if re.match(r"^:[\w-]+:", stripped):
-                continue
-            if stripped == "---":  # a YAML option block
-                while i < len(lines) and lines[i].strip() != "---":
-                    i += 1
-                i += 1
-                continue
-            options = False
+            if stripped == "+++" or (stripped.startswith("(") and stripped.endswith(")=")):
+                continue  # a jupytext cell break, a target label
+            self.out.append((self.i, line))
+        return self.out
+
+    def _fence(self, m: re.Match | None) -> bool:
+        """Handles a line inside a non-prose body or opening or closing a fence; True when
+        the line is done with."""
+        if self.stack:
+            fence, prose = self.stack[-1]
+            if m and m["fence"][0] == fence[0] and len(m["fence"]) >= len(fence) and not m["info"]:
+                self.stack.pop()
+                self.options = False
+                return True
+            if not prose:
+                return True
+        if m and m["info"] is not None and (m["info"] or not self.stack):
+            self._open(m)
+            return True
+        return False
+
+    def _open(self, m: re.Match) -> None:
+        """A fence opens: a directive whose body is prose or not; its argument may be prose."""
+        info = m["info"].strip()
+        name = info[1:info.index("}")] if info.startswith("{") and "}" in info else None
+        prose = name is not None and name not in _CODE_DIRECTIVES
+        self.stack.append((m["fence"], prose))
+        self.options = prose
+        if not prose or name in ("figure", "glue:figure", "image", "include"):
+            return  # the argument is a file or a key; the caption follows the options
+        # a directive's argument is prose (an admonition's title), an exercise's label not
+        if name.endswith("-start") or name.startswith(("exercise", "solution")):
+            return
+        arg = info[info.index("}") + 1:]
+        if arg.strip():
+            self.out.append((self.i, arg))
+
+    def _option(self, line: str) -> bool:
+        """A directive's option line or YAML option block; True when the line is one."""
+        if not self.options:
+            return False
+        stripped = line.strip()
+        if re.match(r"^:[\w-]+:", stripped):
+            return True
+        if stripped == "---":  # a YAML option block
+            self._skip_to_dashes()
+            return True
+        self.options = False
+        return False
+
+    def _math(self, line: str) -> bool:
+        """Display math (``$$`` lines and what lies between); True when the line is math."""
         stripped = line.strip()
         if stripped.startswith("$$"):
             rest = stripped[2:]
             if not (rest.endswith("$$") and len(rest) >= 2):
-                in_display_math = not in_display_math
-            continue
-        if in_display_math:
+                self.in_display_math = not self.in_display_math
+            return True
+        if self.in_display_math:
             if stripped.endswith("$$"):
-                in_display_math = False
-            continue
-        if stripped == "+++" or (stripped.startswith("(") and stripped.endswith(")=")):
-            continue  # a jupytext cell break, a target label
-        out.append((i, line))
-    return out
+                self.in_display_math = False
+            return True
+        return False
 
 
 def _strip_inline(line: str) -> tuple[str, bool]:
