@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..disk.access import HeadState, Mechanism
-from ..disk.profiles import data_dir
+from ..disk.profile_loader import data_dir
 from ..disksim.importer import load_any
 from ..drive.cache import CacheConfig, SegmentCache
 
