@@ -14,8 +14,16 @@ database column, the statistics published for the UMass Financial1 OLTP trace
 the thesis replayed (Table 3.1; the read/write split is a choice, see its
 docstring: ``read_share="thesis"`` is the sensitivity run), with a hot set
 that drifts on its own clock; ``email_like`` (mailboxes read whole every
-15-20 minutes, 97% reads, 64 KiB) for the email column. Disk: ``narayan2004``
-(the thesis's 80,418,240-sector, 7,200 RPM disk, §4.2).
+15-20 minutes, 64 KiB) for the email column, at about 97% reads, inside seed 003
+Table 2.1's 96.16-97.83% (Chapter 2's email trace, which Chapter 3 says it took "a
+part of"). Disk: ``narayan2004`` (the thesis's 80,418,240-sector, 7,200 RPM disk, §4.2).
+
+Two side runs, quick and run where shown (not part of the targets):
+:func:`email_write_mix` replays the email traces at Table 3.1's split (92 reads in
+46,039 requests) as well, the mean counting writes as DiskSim's system response time
+does, with ALIS/ALIZ graphs of reads and of every request; :func:`dwell_sweep` shows
+the database single-zone result against ``dwell_requests``, an assumption the seed
+gives no number for.
 
 I/O path (``io_path="ide"``): the disk as a 2004 IDE drive under Linux 2.6
 had it, built as one stack and run once per point: a block layer with the
