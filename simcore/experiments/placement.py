@@ -644,7 +644,7 @@ def _dwell_point(dwell: float, key: str, spacing: int | None, quick: bool, seed:
 
 
 def dwell_sweep(quick: bool = True, seed: int = 0, dwells=DWELLS, layouts=DWELL_LAYOUTS,
-                executor: Executor | None = None) -> dict[str, Any]:
+                replicates: int = 3, executor: Executor | None = None) -> dict[str, Any]:
     """The database trace's single-zone result against the assumed ``dwell_requests``.
 
     :func:`~simcore.workloads.synth.financial_like` keeps the trace on one storage unit for a
@@ -654,15 +654,15 @@ def dwell_sweep(quick: bool = True, seed: int = 0, dwells=DWELLS, layouts=DWELL_
     long (Chapter 2's bursts use a 10 ms time rule, not regions). So the value is an
     assumption, and this sweep shows what the result owes to it: per dwell, the improvement
     over the original layout (%, mean over the replicates with its 95% interval, paired) of
-    ``layouts`` and the original layout's mean response time.
+    ``layouts`` and the original layout's mean response time and seek distance, over
+    ``replicates`` traces per dwell (replicate ``r`` of every dwell draws from the same seed).
     """
-    s = settings(quick)
     pts = [dict(dwell=float(d), key=k, spacing=x, quick=quick, seed=seed, replicate=r)
-           for d in dwells for r in range(s["replicates"])
+           for d in dwells for r in range(replicates)
            for k, x in (("ORIGINAL", None), *layouts)]
     with pool_unless_given(executor, len(pts)) as ex:
         rows = sweep(_dwell_point, pts, executor=ex, progress=False)
-    out: dict[str, Any] = {"quick": quick, "seed": seed, "replicates": s["replicates"],
+    out: dict[str, Any] = {"quick": quick, "seed": seed, "replicates": replicates,
                            "dwells": [float(d) for d in dwells], "by_dwell": {}}
     for d in dwells:
         mine = [r for r in rows if r["dwell"] == float(d)]
