@@ -160,6 +160,56 @@ def test_financial_like_drifts_on_its_own_clock():
     assert first % 60_000.0 != 0
 
 
+@pytest.mark.parametrize("quick", [True, False])
+def test_email_mixes_follow_seed_003(quick):
+    """The experiment's email trace is inside Table 2.1's read share; 'email-writes' is the
+    same trace (times, addresses, sizes) at Table 3.1's 92 reads in 46,039 requests."""
+    from simcore.experiments import placement as exp
+    from simcore.workloads.synth import EMAIL_MIX, email_like
+
+    seed = exp.trace_seed(0, "email", 0)
+    rd, wr = exp.workload("email", quick, seed), exp.workload("email-writes", quick, seed)
+    lo, hi = EMAIL_MIX["table_2_1_read_share"]
+    assert lo < np.mean([r.op == "R" for r in rd.requests]) < hi
+    assert np.mean([r.op == "R" for r in wr.requests]) == pytest.approx(92 / 46_039, abs=0.002)
+    assert [(r.arrival_ms, r.lba, r.sectors) for r in rd.requests] == \
+        [(r.arrival_ms, r.lba, r.sectors) for r in wr.requests]
+    with pytest.raises(ValueError, match="read_share"):
+        email_like(80_418_240, duration_s=10.0, users=10, read_share="most")
+
+
+def test_email_write_mix_needs_a_graph_of_writes():
+    """At Table 3.1's split, ALIS built from reads moves almost nothing and changes nothing;
+    built from every request it moves what it moves at Chapter 2's mix."""
+    from simcore.experiments import placement as exp
+
+    r = exp.email_write_mix(quick=True, replicates=2,
+                            layouts=(("ALIS", None, True), ("ALIS", None, False)))
+    w, d = r["email-writes"]["layouts"], r["email"]["layouts"]
+    assert r["email-writes"]["read_pct"] < 1 < 96 < r["email"]["read_pct"]
+    assert w["ALIS reads"]["relocated_sectors"] < 0.01 * d["ALIS reads"]["relocated_sectors"]
+    assert abs(w["ALIS reads"]["improvement_pct"]) < 1.0
+    assert w["ALIS all"]["relocated_sectors"] == d["ALIS all"]["relocated_sectors"]
+    assert w["ALIS all"]["improvement_pct"] > 10.0
+
+
+def test_dwell_reaches_the_database_trace():
+    """dwell_sweep's dwell is the generator's: mean run length on one storage unit."""
+    from simcore.experiments import placement as exp
+    from simcore.workloads.synth import FINANCIAL1
+
+    asu = exp.mechanism().layout.capacity // FINANCIAL1["asus"] // 8 * 8
+    runs = {}
+    for dwell in (20.0, 200.0):
+        wl = exp.workload("database", True, 5, dwell_requests=dwell)
+        a = np.array([r.lba // asu for r in wl.requests])
+        runs[dwell] = len(a) / (1 + np.count_nonzero(np.diff(a)))
+    # consecutive phases may draw the same unit, so runs are at least the dwell's length
+    assert 20 <= runs[20.0] < 60 and 200 <= runs[200.0] < 600
+    default = exp.workload("database", True, 5)
+    assert default.requests == exp.workload("database", True, 5, dwell_requests=200.0).requests
+
+
 def test_ci95_by_hand():
     from simcore.experiments.placement import ci95
 
