@@ -10,9 +10,11 @@ PrairieLearn runs student code as an unprivileged user behind a JSON boundary.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -486,13 +488,31 @@ def test_a_folder_under_tmp_that_the_kernel_needs_stays_reachable(tmp_path):
 NOBODY = 65534
 
 
-def _as_nobody(argv: list[str], env: dict[str, str], timeout: float
+def _unused_uid() -> int:
+    """A user id no process runs as and no account names: a grader's user whose process
+    count no other run on this machine (another test suite's nobody, say) can move."""
+    taken = set()
+    for p in Path("/proc").glob("[0-9]*/status"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            taken.update(int(line.split()[1]) for line in p.read_text().splitlines()
+                         if line.startswith("Uid:"))
+    for uid in range(64000, 65000):
+        if uid in taken:
+            continue
+        try:
+            pwd.getpwuid(uid)
+        except KeyError:
+            return uid
+    raise RuntimeError("no unused uid in 64000..64999")
+
+
+def _as_nobody(argv: list[str], env: dict[str, str], timeout: float, uid: int = NOBODY
                ) -> subprocess.CompletedProcess:
     """Run ``argv`` as nobody (no root, no groups): a grader without root, whose sandbox is an
     unprivileged user namespace. Where nobody cannot enter the Python install (pyenv under
     /root), a private mount namespace covers the closed folder with an open tmpfs and binds the
     install back; nothing else changes."""
-    setpriv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+    setpriv = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
     top = sandbox.blocked_ancestor(sys.base_prefix)
     require(sandbox.blocked_ancestor(sys.prefix) in (None, top) and (
         top is None or not Path(sys.prefix).resolve().is_relative_to(top)
@@ -663,18 +683,19 @@ def test_without_root_the_process_limit_counts_neither_the_grader_nor_others(nam
     require(os.geteuid() == 0 and shutil.which("setpriv") is not None
             and shutil.which("unshare") is not None, "needs root, setpriv and unshare")
     budget = 16
+    grader = _unused_uid()  # not nobody: other runs' nobody processes would move the count
     work = Path(tempfile.mkdtemp(prefix="disklab-bomb-"))
     others: list[subprocess.Popen] = []
     try:
         work.chmod(0o777)
-        nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
-        others = [subprocess.Popen([*pre, "sleep", "120"]) for pre in ([], nobody)
+        own = ["setpriv", f"--reuid={grader}", f"--regid={grader}", "--clear-groups", "--"]
+        others = [subprocess.Popen([*pre, "sleep", "120"]) for pre in ([], own)
                   for _ in range(24)]
         cfg = sandbox.make_config(work, None, None, [], sandbox.Limits(processes=budget),
                                   namespaces=namespaces, unsafe=True)
         run = _as_nobody([sys.executable, "-c", _HOLD_BOMB, *sandbox.launcher_argv(cfg),
                           sys.executable, "-c", _BOMB, str(4 * budget)],
-                         {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, 120)
+                         {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, 120, uid=grader)
     finally:
         for p in others:
             p.kill()
