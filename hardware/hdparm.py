@@ -180,66 +180,114 @@ def parse_I(text: str) -> dict:
         why = _complaint(text) if body else ("the device answered no ATA IDENTIFY (a loop, "
                                              "virtio, NVMe or USB device without SAT)")
         return {"supported": False, "reason": why}
-    out: dict = {"supported": True, "model": None, "firmware": None, "transport": None,
-                 "sectors": None, "logical_sector_bytes": None, "physical_sector_bytes": None,
-                 "size_mb": None, "rotation_rpm": None, "solid_state": False,
-                 "queue_depth": None, "cache_kib": None, "pio_modes": [], "dma_modes": [],
-                 "active_pio": None, "active_dma": None, "features": {}}
+    out = _blank_identity()
     in_features = False
     for line in text.splitlines():
         s = line.strip()
-        if not s:
-            continue
-        m = re.match(r"([A-Za-z ]+?):\s+(.*)$", s)
-        if m and m.group(1) in _FIELDS:
-            key = _FIELDS[m.group(1)]
-            if key:
-                out[key] = m.group(2).strip()
+        if not s or _identity_field(out, s):
             continue
         if s.startswith("Commands/features:"):
             in_features = True
             continue
         if in_features:
-            fm = re.match(r"^\t\s*(\*?)\s*\t(.+)$", line)
-            if fm and not s.startswith("Enabled"):
-                out["features"][fm.group(2).strip()] = fm.group(1) == "*"
+            if _feature_line(out, line, s):
                 continue
-            if not line.startswith("\t"):
-                in_features = False
-        if (m := re.match(r"LBA(48)?\s+user addressable sectors:\s*(\d+)", s)):
-            if m.group(1) or not out["sectors"]:
-                out["sectors"] = int(m.group(2))
-        elif (m := re.match(r"Logical(?:/Physical)?\s+Sector size:\s*(\d+) bytes", s)):
-            out["logical_sector_bytes"] = int(m.group(1))
-            if "/Physical" in s:
-                out["physical_sector_bytes"] = int(m.group(1))
-        elif (m := re.match(r"Physical Sector size:\s*(\d+) bytes", s)):
-            out["physical_sector_bytes"] = int(m.group(1))
-        elif (m := re.match(r"device size with M = 1000\*1000:\s*(\d+) MBytes", s)):
-            out["size_mb"] = int(m.group(1))
-        elif (m := re.match(r"Nominal Media Rotation Rate:\s*(.+)$", s)):
-            val = m.group(1).strip()
-            if val.isdigit():
-                out["rotation_rpm"] = int(val)
-            elif "Solid State" in val:
-                out["solid_state"] = True
-        elif (m := re.search(r"Queue depth:\s*(\d+)", s)):
-            out["queue_depth"] = int(m.group(1))
-        elif (m := re.match(r"cache/buffer size\s*=\s*(\d+) KBytes", s)):
-            out["cache_kib"] = int(m.group(1))
-        elif (m := re.match(r"(PIO|DMA):\s*(.*)$", s)):
-            modes = m.group(2).split()
-            kind = "pio" if m.group(1) == "PIO" else "dma"
-            clean = [x.lstrip("*") for x in modes if re.match(r"\*?[a-z]+\d+$", x)]
-            active = [x.lstrip("*") for x in modes if x.startswith("*")]
-            out[f"{kind}_modes"] = clean
-            out[f"active_{kind}"] = active[0] if active else None
+            in_features = line.startswith("\t")
+        _identity_line(out, s)
+    _feature_flags(out)
+    return out
+
+
+def _blank_identity() -> dict:
+    return {"supported": True, "model": None, "firmware": None, "transport": None,
+            "sectors": None, "logical_sector_bytes": None, "physical_sector_bytes": None,
+            "size_mb": None, "rotation_rpm": None, "solid_state": False,
+            "queue_depth": None, "cache_kib": None, "pio_modes": [], "dma_modes": [],
+            "active_pio": None, "active_dma": None, "features": {}}
+
+
+def _identity_field(out: dict, s: str) -> bool:
+    """A ``Model Number:``-style line (kept in ``out`` unless it is the serial); True if it was one."""
+    m = re.match(r"([A-Za-z ]+?):\s+(.*)$", s)
+    if not (m and m.group(1) in _FIELDS):
+        return False
+    key = _FIELDS[m.group(1)]
+    if key:
+        out[key] = m.group(2).strip()
+    return True
+
+
+def _feature_line(out: dict, line: str, s: str) -> bool:
+    """A ``<tab> * <tab>name`` line of the Commands/features table; True if it was one."""
+    fm = re.match(r"^\t\s*(\*?)\s*\t(.+)$", line)
+    if fm and not s.startswith("Enabled"):
+        out["features"][fm.group(2).strip()] = fm.group(1) == "*"
+        return True
+    return False
+
+
+def _set_sectors(out: dict, m: re.Match, s: str) -> None:
+    if m.group(1) or not out["sectors"]:  # the LBA48 count wins over the 28-bit one
+        out["sectors"] = int(m.group(2))
+
+
+def _set_logical(out: dict, m: re.Match, s: str) -> None:
+    out["logical_sector_bytes"] = int(m.group(1))
+    if "/Physical" in s:
+        out["physical_sector_bytes"] = int(m.group(1))
+
+
+def _set_rotation(out: dict, m: re.Match, s: str) -> None:
+    val = m.group(1).strip()
+    if val.isdigit():
+        out["rotation_rpm"] = int(val)
+    elif "Solid State" in val:
+        out["solid_state"] = True
+
+
+def _set_modes(out: dict, m: re.Match, s: str) -> None:
+    modes = m.group(2).split()
+    kind = "pio" if m.group(1) == "PIO" else "dma"
+    clean = [x.lstrip("*") for x in modes if re.match(r"\*?[a-z]+\d+$", x)]
+    active = [x.lstrip("*") for x in modes if x.startswith("*")]
+    out[f"{kind}_modes"] = clean
+    out[f"active_{kind}"] = active[0] if active else None
+
+
+def _setter(key: str):
+    def put(out: dict, m: re.Match, s: str) -> None:
+        out[key] = int(m.group(1))
+    return put
+
+
+# One line of ``hdparm -I`` feeds at most one of these, the first that matches (in this order).
+_IDENTITY_LINES = (
+    (re.compile(r"LBA(48)?\s+user addressable sectors:\s*(\d+)").match, _set_sectors),
+    (re.compile(r"Logical(?:/Physical)?\s+Sector size:\s*(\d+) bytes").match, _set_logical),
+    (re.compile(r"Physical Sector size:\s*(\d+) bytes").match, _setter("physical_sector_bytes")),
+    (re.compile(r"device size with M = 1000\*1000:\s*(\d+) MBytes").match, _setter("size_mb")),
+    (re.compile(r"Nominal Media Rotation Rate:\s*(.+)$").match, _set_rotation),
+    (re.compile(r"Queue depth:\s*(\d+)").search, _setter("queue_depth")),
+    (re.compile(r"cache/buffer size\s*=\s*(\d+) KBytes").match, _setter("cache_kib")),
+    (re.compile(r"(PIO|DMA):\s*(.*)$").match, _set_modes),
+)
+
+
+def _identity_line(out: dict, s: str) -> None:
+    for find, put in _IDENTITY_LINES:
+        m = find(s)
+        if m:
+            put(out, m, s)
+            return
+
+
+def _feature_flags(out: dict) -> None:
+    """Write cache, look-ahead and NCQ, from the features table."""
     feats = out["features"]
     out["write_cache"] = feats.get("Write cache")
     out["look_ahead"] = feats.get("Look-ahead")
     ncq = [v for k, v in feats.items() if "Native Command Queueing" in k]
     out["ncq"] = ncq[0] if ncq else None
-    return out
 
 
 def _parsed(args: list[str], device: str, parse) -> dict:

@@ -204,24 +204,7 @@ def _transport(dd: Path, disk: str) -> str | None:
 def _kind(info: dict) -> tuple[str, dict | None]:
     disk, model = info["disk"], info.get("model") or ""
     if disk.startswith("loop"):
-        backing_file = info.get("loop_backing_file")
-        if not backing_file:
-            return "loop-unbound", None
-        backing = None
-        try:
-            st = os.stat(backing_file)
-            bname = _sys.name_of_devno(st.st_dev)
-            if bname and bname != disk:
-                backing = _describe_block(bname, f"/dev/{bname}")
-        except OSError:
-            pass
-        if backing is None:
-            mount = _sys.mount_of_path(backing_file)
-            fstype = mount["fstype"] if mount else ""
-            if fstype in ("tmpfs", "ramfs"):
-                return "loop-on-ram", None
-            return "loop-on-unknown", None
-        return f"loop-on-{backing['kind']}", backing
+        return _loop_kind(disk, info.get("loop_backing_file"))
     if disk.startswith(("zram", "ram", "pmem")):
         return "ram-disk", None
     if disk.startswith("dm-"):
@@ -242,6 +225,27 @@ def _kind(info: dict) -> tuple[str, dict | None]:
     if info.get("rotational") is False:
         return "ssd", None
     return "unknown", None
+
+
+def _loop_kind(disk: str, backing_file: str | None) -> tuple[str, dict | None]:
+    """``loop-on-<kind of the device holding the file>``, with that device's description."""
+    if not backing_file:
+        return "loop-unbound", None
+    backing = None
+    try:
+        st = os.stat(backing_file)
+        bname = _sys.name_of_devno(st.st_dev)
+        if bname and bname != disk:
+            backing = _describe_block(bname, f"/dev/{bname}")
+    except OSError:
+        pass
+    if backing is None:
+        mount = _sys.mount_of_path(backing_file)
+        fstype = mount["fstype"] if mount else ""
+        if fstype in ("tmpfs", "ramfs"):
+            return "loop-on-ram", None
+        return "loop-on-unknown", None
+    return f"loop-on-{backing['kind']}", backing
 
 
 _KIND_WORDS = {

@@ -60,6 +60,21 @@ def validate(record: dict, where: str = "<record>") -> dict:
     for key in REQUIRED:
         if key not in record:
             raise RecordError(where, key, "missing (see data/measurements/README.md)")
+    _check_schema(record, where)
+    if not isinstance(record["label"], str) or len(record["label"].strip()) < 10:
+        raise RecordError(where, "label", "needs a sentence saying what the device really is")
+    if not isinstance(record["params"], dict):
+        raise RecordError(where, "params", "must be an object of parameter values")
+    _check_object(record, "device", DEVICE_REQUIRED, where)
+    if record["schema"] == MEASURED:
+        _check_object(record, "machine", MACHINE_REQUIRED, where)
+    if not isinstance(record["summary"], dict):
+        raise RecordError(where, "summary", "must be an object")
+    return record
+
+
+def _check_schema(record: dict, where: str) -> None:
+    """A known schema, and ``simulated`` true exactly for simulated records."""
     if record["schema"] not in (MEASURED, SIMULATED):
         raise RecordError(where, "schema", f"'{record['schema']}' is not {MEASURED} or "
                           f"{SIMULATED}")
@@ -67,26 +82,16 @@ def validate(record: dict, where: str = "<record>") -> dict:
         raise RecordError(where, "simulated", "a simulated record must say \"simulated\": true")
     if record["schema"] == MEASURED and record.get("simulated"):
         raise RecordError(where, "simulated", "a measurement cannot be simulated")
-    if not isinstance(record["label"], str) or len(record["label"].strip()) < 10:
-        raise RecordError(where, "label", "needs a sentence saying what the device really is")
-    if not isinstance(record["params"], dict):
-        raise RecordError(where, "params", "must be an object of parameter values")
-    dev = record["device"]
-    if not isinstance(dev, dict):
-        raise RecordError(where, "device", "must be an object")
-    for key in DEVICE_REQUIRED:
-        if key not in dev:
-            raise RecordError(where, f"device.{key}", "missing (null when not known)")
-    if record["schema"] == MEASURED:
-        mach = record["machine"]
-        if not isinstance(mach, dict):
-            raise RecordError(where, "machine", "must be an object")
-        for key in MACHINE_REQUIRED:
-            if key not in mach:
-                raise RecordError(where, f"machine.{key}", "missing (null when not known)")
-    if not isinstance(record["summary"], dict):
-        raise RecordError(where, "summary", "must be an object")
-    return record
+
+
+def _check_object(record: dict, field: str, required: tuple[str, ...], where: str) -> None:
+    """``record[field]`` is an object holding every key of ``required``."""
+    obj = record[field]
+    if not isinstance(obj, dict):
+        raise RecordError(where, field, "must be an object")
+    for key in required:
+        if key not in obj:
+            raise RecordError(where, f"{field}.{key}", "missing (null when not known)")
 
 
 def load(path: str | os.PathLike) -> dict:

@@ -183,7 +183,6 @@ def _block(raw: str, real: str, st: os.stat_result, job: str, writes: bool,
            scratch: bool) -> Target:
     name = _sys.name_of_devno(st.st_rdev) or os.path.basename(real)
     size = (_sys.read_int(_sys.sys_dir(name) / "size") or 0) * 512
-    notes: list[str] = []
     if not size:
         raise Refused(f"{raw} has size 0 (an empty loop device or a card reader without a card)",
                       "attach a file or insert the medium, or choose another device")
@@ -191,16 +190,32 @@ def _block(raw: str, real: str, st: os.stat_result, job: str, writes: bool,
     parts = _sys.partitions_of(name)
     part_mounts = {p: _sys.mountpoints_of(p) for p in parts}
     if not writes:
-        if not os.access(real, os.R_OK):
-            raise Refused(f"cannot read {raw}",
-                          "run as root (sudo), or add yourself to the 'disk' group")
-        in_use = mounts or any(part_mounts.values())
-        if in_use:
-            notes.append(f"{raw} was in use (mounted) during the run: other I/O may have "
-                         "disturbed the measurement")
-        return Target(raw, "block", True, size, name, False, scratch, notes)
+        return _block_to_read(raw, real, size, name, scratch, mounts, part_mounts)
 
     # -- a job that writes to a raw device --------------------------------------------------
+    _refuse_unless_writable_scratch(raw, name, job, scratch)
+    _refuse_in_use(raw, real, name, mounts, parts, part_mounts)
+    _refuse_signatures(raw, real)
+    _refuse_unless_exclusive(raw, real)
+    return Target(raw, "block", True, size, name, True, True,
+                  [f"{raw} was passed as scratch: its contents were overwritten"])
+
+
+def _block_to_read(raw: str, real: str, size: int, name: str, scratch: bool,
+                   mounts: list[str], part_mounts: dict[str, list[str]]) -> Target:
+    """A device a read job may measure (in use or not: that only earns a note)."""
+    if not os.access(real, os.R_OK):
+        raise Refused(f"cannot read {raw}",
+                      "run as root (sudo), or add yourself to the 'disk' group")
+    notes: list[str] = []
+    if mounts or any(part_mounts.values()):
+        notes.append(f"{raw} was in use (mounted) during the run: other I/O may have "
+                     "disturbed the measurement")
+    return Target(raw, "block", True, size, name, False, scratch, notes)
+
+
+def _refuse_unless_writable_scratch(raw: str, name: str, job: str, scratch: bool) -> None:
+    """Writes go only to a device passed as scratch, checked as root, that is not read-only."""
     if not scratch:
         raise Refused(f"{job} writes to {raw} and would destroy everything on it",
                       "if the device holds nothing you need, pass --scratch (API: scratch=True); "
@@ -210,6 +225,11 @@ def _block(raw: str, real: str, st: os.stat_result, job: str, writes: bool,
                       "run as root (sudo) to write to a scratch device")
     if _sys.read_int(_sys.sys_dir(name) / "ro"):
         raise Refused(f"{raw} is read-only", "choose a writable scratch device")
+
+
+def _refuse_in_use(raw: str, real: str, name: str, mounts: list[str], parts: list[str],
+                   part_mounts: dict[str, list[str]]) -> None:
+    """Refuse a device that is mounted, partitioned, a partition, swap or under LVM/RAID/dm."""
     if mounts:
         raise Refused(f"{raw} is mounted at {', '.join(mounts)}",
                       "never write benchmarks to a disk in use: unmount it first, or choose an "
@@ -234,6 +254,10 @@ def _block(raw: str, real: str, st: os.stat_result, job: str, writes: bool,
     if holders:
         raise Refused(f"{raw} is in use by {', '.join(holders)} (LVM, RAID, encryption or "
                       "cache)", "choose an unused scratch device")
+
+
+def _refuse_signatures(raw: str, real: str) -> None:
+    """Refuse a device blkid cannot check, or one with a partition-table or file-system signature."""
     sig = _sys.blkid_probe(real)
     if sig is None:
         raise Refused(f"cannot check {raw} for file-system and partition-table signatures "
@@ -248,6 +272,10 @@ def _block(raw: str, real: str, st: os.stat_result, job: str, writes: bool,
         raise Refused(f"{raw} holds a {sig['TYPE']} signature ({usage}), so it probably holds "
                       "data", "choose a blank scratch device; erase the signature with "
                       f"`wipefs -a {raw}` only if you are sure nothing on it is needed")
+
+
+def _refuse_unless_exclusive(raw: str, real: str) -> None:
+    """The last check: the kernel lets us open the device exclusively (nothing holds it)."""
     try:
         fd = os.open(real, os.O_RDONLY | os.O_EXCL)
         os.close(fd)
@@ -257,8 +285,6 @@ def _block(raw: str, real: str, st: os.stat_result, job: str, writes: bool,
                           "device-mapper)", "choose an unused scratch device") from exc
         raise Refused(f"cannot open {raw} exclusively ({exc.strerror})",
                       "run as root, on a device this machine may use") from exc
-    notes.append(f"{raw} was passed as scratch: its contents were overwritten")
-    return Target(raw, "block", True, size, name, True, True, notes)
 
 
 def _system_disks() -> set[str]:

@@ -94,43 +94,61 @@ def summarize(job: str, params: dict, raw: dict) -> dict:
     groups: OrderedDict[int, list[dict]] = OrderedDict()
     for r in runs:
         groups.setdefault(r["index"], []).append(r)
-    points = []
-    for _, rs in groups.items():
-        first = rs[0]
-        row: dict = {}
-        for k, v in first["point"].items():
-            if k in COMMON and k not in ("scheduler", "read_ahead_kb", "nr_requests"):
-                continue
-            if k in ("scheduler", "read_ahead_kb", "nr_requests") and v == "":
-                continue
-            row[k] = v
-        row.update(first.get("derived", {}))
-        q = first.get("queue") or {}
-        for k in ("scheduler", "read_ahead_kb", "nr_requests"):
-            if q.get(k) is not None:
-                row[f"{k}_during"] = q[k]
-        row.update(_mean_rows(job, rs))
-        if job == "multistream" and row.get("read_mb_s") is not None:
-            row["per_stream_mb_s"] = row["read_mb_s"] / int(row["streams"])
-        points.append(row)
+    points = [_point_row(job, rs) for rs in groups.values()]
     out: dict = {"points": points}
     if job == "zone-bandwidth" and points:
-        rates = [p.get("read_mb_s") for p in points]
-        if all(r is not None for r in rates):
-            out["outer_mb_s"], out["inner_mb_s"] = rates[0], rates[-1]
-            out["inner_to_outer"] = rates[-1] / rates[0] if rates[0] else None
-            out["spread_pct"] = 100.0 * (max(rates) - min(rates)) / max(rates) if max(rates) else 0
+        out.update(_zone_spread(points))
     if job == "seek-distance":
-        offsets, lats = [], []
-        for r in runs:
-            req = r.get("requests")
-            if req:
-                offsets.append(req["offset"])
-                lats.append(req["lat_us"])
-        out["bins"] = distance_bins(offsets, lats)
+        out["bins"] = _seek_bins(runs)
     if job.startswith("server-"):
         out["sections"] = _sections(runs)
     return out
+
+
+_QUEUE = ("scheduler", "read_ahead_kb", "nr_requests")
+
+
+def _point_row(job: str, rs: list[dict]) -> dict:
+    """One point: its own parameters (queue settings only when set), derived values, the
+    queue settings during the run, and the means over its repeats ``rs``."""
+    first = rs[0]
+    row: dict = {}
+    for k, v in first["point"].items():
+        if k in COMMON and k not in _QUEUE:
+            continue
+        if k in _QUEUE and v == "":
+            continue
+        row[k] = v
+    row.update(first.get("derived", {}))
+    q = first.get("queue") or {}
+    for k in _QUEUE:
+        if q.get(k) is not None:
+            row[f"{k}_during"] = q[k]
+    row.update(_mean_rows(job, rs))
+    if job == "multistream" and row.get("read_mb_s") is not None:
+        row["per_stream_mb_s"] = row["read_mb_s"] / int(row["streams"])
+    return row
+
+
+def _zone_spread(points: list[dict]) -> dict:
+    """Outer and inner zone rates and their ratio and spread (nothing if a rate is missing)."""
+    rates = [p.get("read_mb_s") for p in points]
+    if not all(r is not None for r in rates):
+        return {}
+    return {"outer_mb_s": rates[0], "inner_mb_s": rates[-1],
+            "inner_to_outer": rates[-1] / rates[0] if rates[0] else None,
+            "spread_pct": 100.0 * (max(rates) - min(rates)) / max(rates) if max(rates) else 0}
+
+
+def _seek_bins(runs: list[dict]) -> list[dict]:
+    """Latency by seek distance over every run that logged its requests."""
+    offsets, lats = [], []
+    for r in runs:
+        req = r.get("requests")
+        if req:
+            offsets.append(req["offset"])
+            lats.append(req["lat_us"])
+    return distance_bins(offsets, lats)
 
 
 def _sections(runs: list[dict]) -> list[dict]:

@@ -158,28 +158,49 @@ def load_job(path: Path | str) -> JobInfo:
         text = path.read_text()
     except OSError as exc:
         raise JobFileError(path, 0, f"cannot read the job file ({exc.strerror})") from exc
+    lines = text.splitlines()
+    head, params, body_start = _read_header(path, lines)
+    name, writes, targets = _check_header(path, head)
+    all_params = _with_common_params(params, targets, lines, body_start)
+    known = {p.env for p in all_params} | RUNNER_VARS | set(DERIVED_VARS.get(name, ()))
+    if body_start is None:
+        raise JobFileError(path, len(lines), "the job file has no fio sections")
+    _check_references(path, lines, body_start, name, known)
+    return JobInfo(name, head["measures"], writes, targets, all_params, path,
+                   head.get("setup"), head.get("internal", "no").lower() == "yes")
+
+
+def _read_header(path: Path, lines: list[str]) -> tuple[dict[str, str], list[Param], int | None]:
+    """The ``; key: value`` lines before the first fio line, the job's own parameters, and
+    the (1-based) number of that first line (None when there is none)."""
     head: dict[str, str] = {}
     params: list[Param] = []
-    body_start = None
-    for i, line in enumerate(text.splitlines(), 1):
+    for i, line in enumerate(lines, 1):
         s = line.strip()
         if not s:
             continue
         if not s.startswith(";"):
-            body_start = i
-            break
+            return head, params, i
         m = re.match(r";\s*([a-z-]+):\s*(.*)$", s)
         if not m or m.group(1) not in _HEADER_KEYS:
             continue  # free comment text
         key, value = m.group(1), m.group(2).strip()
         if key == "param":
-            pm = re.match(r"([a-z_][a-z0-9_]*)\s*=\s*([^|]*?)\s*(?:\|\s*(.*))?$", value)
-            if not pm:
-                raise JobFileError(path, i, "a parameter line reads "
-                                   "'; param: name = default | meaning'")
-            params.append(Param(pm.group(1), pm.group(2), (pm.group(3) or "").strip()))
+            params.append(_param_line(path, i, value))
         else:
             head[key] = value
+    return head, params, None
+
+
+def _param_line(path: Path, i: int, value: str) -> Param:
+    pm = re.match(r"([a-z_][a-z0-9_]*)\s*=\s*([^|]*?)\s*(?:\|\s*(.*))?$", value)
+    if not pm:
+        raise JobFileError(path, i, "a parameter line reads '; param: name = default | meaning'")
+    return Param(pm.group(1), pm.group(2), (pm.group(3) or "").strip())
+
+
+def _check_header(path: Path, head: dict[str, str]) -> tuple[str, bool, tuple[str, ...]]:
+    """The job's name, whether it writes, and its target types; JobFileError if malformed."""
     for key in ("disklab-job", "measures", "writes", "targets"):
         if key not in head:
             raise JobFileError(path, 1, f"the header has no '; {key}: ...' line")
@@ -193,17 +214,26 @@ def load_job(path: Path | str) -> JobInfo:
     targets = tuple(head["targets"].split())
     if not targets or not set(targets) <= {"block", "file", "dir"}:
         raise JobFileError(path, 1, f"'targets: {head['targets']}' must list block, file or dir")
+    return name, writes == "yes", targets
+
+
+def _with_common_params(params: list[Param], targets: tuple[str, ...], lines: list[str],
+                        body_start: int | None) -> tuple[Param, ...]:
+    """The job's own parameters, then the common ones it does not redefine (a time_based
+    block/file job ramps by default, see the module's docstring)."""
     own = {p.name for p in params}
     common = list(COMMON_PARAMS)
     if set(targets) & {"block", "file"}:
         timed = body_start is not None and any(
-            _TIME_BASED.match(line) for line in text.splitlines()[body_start - 1:])
+            _TIME_BASED.match(line) for line in lines[body_start - 1:])
         common += [TIMED_RAMP_PARAM if timed and p.name == "ramp" else p for p in RAW_PARAMS]
-    all_params = tuple(params) + tuple(p for p in common if p.name not in own)
-    known = {p.env for p in all_params} | RUNNER_VARS | set(DERIVED_VARS.get(name, ()))
-    if body_start is None:
-        raise JobFileError(path, len(text.splitlines()), "the job file has no fio sections")
-    for i, line in enumerate(text.splitlines(), 1):
+    return tuple(params) + tuple(p for p in common if p.name not in own)
+
+
+def _check_references(path: Path, lines: list[str], body_start: int, name: str,
+                      known: set[str]) -> None:
+    """Every ``${VAR}`` in the fio body is a parameter or a runner value; JobFileError if not."""
+    for i, line in enumerate(lines, 1):
         if i < body_start or line.lstrip().startswith((";", "#")):
             continue
         for var in re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", line):
@@ -211,8 +241,6 @@ def load_job(path: Path | str) -> JobInfo:
                 raise JobFileError(path, i, f"${{{var}}} is neither a parameter of '{name}' "
                                    "nor a value the runner provides "
                                    f"({', '.join(sorted(known))})")
-    return JobInfo(name, head["measures"], writes == "yes", targets, all_params, path,
-                   head.get("setup"), head.get("internal", "no").lower() == "yes")
 
 
 _CACHE: dict[str, JobInfo] = {}
