@@ -175,47 +175,73 @@ def compare(expected: Any, got: Any, rule: Rule) -> tuple[bool, str]:
         return (any(compare(o, got, Rule(rule.rel, rule.abs))[0] for o in options),
                 "not one of the accepted answers")
     if isinstance(expected, bool) or isinstance(got, bool):
-        if type(expected) is bool and type(got) is bool:
-            return got == expected, "not right"
-        return False, f"expected True or False, got {_kind(got)}" if isinstance(
-            expected, bool) else f"expected {_kind(expected)}, got True/False"
-    e, g = _num(expected), _num(got)
+        return _compare_bool(expected, got)
+    e = _num(expected)
     if e is not None:
-        if g is None:
-            return False, f"expected a number, got {_kind(got)}"
-        tol = max(rule.abs, rule.rel * abs(e))
-        if tol == 0:
-            ok = g == e or math.isclose(g, e, rel_tol=1e-9, abs_tol=1e-12)
-        else:
-            ok = abs(g - e) <= tol * (1 + 1e-12)
-        return ok, "not within the tolerance" if rule.rel or rule.abs else "not right"
+        return _compare_number(e, got, rule)
     if isinstance(expected, str):
-        if not isinstance(got, str):
-            return False, f"expected text, got {_kind(got)}"
-        return _norm_text(got) == _norm_text(expected), "not right"
+        return _compare_text(expected, got)
     if isinstance(expected, list):
-        if not isinstance(got, list):
-            return False, f"expected a list, got {_kind(got)}"
-        if len(got) != len(expected):
-            return False, f"expected a list of {len(expected)} items, got {len(got)}"
-        for i, (x, y) in enumerate(zip(expected, got, strict=True)):
-            ok, why = compare(x, y, rule)
-            if not ok:
-                return False, f"item {i}: {why}"
-        return True, ""
+        return _compare_list(expected, got, rule)
     if isinstance(expected, dict):
-        if not isinstance(got, dict):
-            return False, f"expected a dict, got {_kind(got)}"
-        if set(got) != set(expected):
-            return False, f"expected the keys {sorted(expected)}, got {sorted(got)}"
-        for k in expected:
-            ok, why = compare(expected[k], got[k], rule)
-            if not ok:
-                return False, f"{k!r}: {why}"
-        return True, ""
+        return _compare_dict(expected, got, rule)
     if expected is None:
         return got is None, "not right"
     raise TypeError(f"the key's answer is not plain data ({type(expected).__name__})")
+
+
+def _compare_bool(expected: Any, got: Any) -> tuple[bool, str]:
+    """:func:`compare` when either side is True/False (never equal to a number)."""
+    if type(expected) is bool and type(got) is bool:
+        return got == expected, "not right"
+    return False, f"expected True or False, got {_kind(got)}" if isinstance(
+        expected, bool) else f"expected {_kind(expected)}, got True/False"
+
+
+def _compare_number(e: float, got: Any, rule: Rule) -> tuple[bool, str]:
+    """:func:`compare` of a number ``e`` (the key's) within the rule's tolerance."""
+    g = _num(got)
+    if g is None:
+        return False, f"expected a number, got {_kind(got)}"
+    tol = max(rule.abs, rule.rel * abs(e))
+    if tol == 0:
+        ok = g == e or math.isclose(g, e, rel_tol=1e-9, abs_tol=1e-12)
+    else:
+        ok = abs(g - e) <= tol * (1 + 1e-12)
+    return ok, "not within the tolerance" if rule.rel or rule.abs else "not right"
+
+
+def _compare_text(expected: str, got: Any) -> tuple[bool, str]:
+    """:func:`compare` of text, without case and surrounding blanks."""
+    if not isinstance(got, str):
+        return False, f"expected text, got {_kind(got)}"
+    return _norm_text(got) == _norm_text(expected), "not right"
+
+
+def _compare_list(expected: list, got: Any, rule: Rule) -> tuple[bool, str]:
+    """:func:`compare` of a list, item by item; the reason names the first wrong item."""
+    if not isinstance(got, list):
+        return False, f"expected a list, got {_kind(got)}"
+    if len(got) != len(expected):
+        return False, f"expected a list of {len(expected)} items, got {len(got)}"
+    for i, (x, y) in enumerate(zip(expected, got, strict=True)):
+        ok, why = compare(x, y, rule)
+        if not ok:
+            return False, f"item {i}: {why}"
+    return True, ""
+
+
+def _compare_dict(expected: dict, got: Any, rule: Rule) -> tuple[bool, str]:
+    """:func:`compare` of a dict, key by key; the reason names the first wrong key."""
+    if not isinstance(got, dict):
+        return False, f"expected a dict, got {_kind(got)}"
+    if set(got) != set(expected):
+        return False, f"expected the keys {sorted(expected)}, got {sorted(got)}"
+    for k in expected:
+        ok, why = compare(expected[k], got[k], rule)
+        if not ok:
+            return False, f"{k!r}: {why}"
+    return True, ""
 
 
 def _kind(x: Any) -> str:

@@ -279,15 +279,40 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
     """
     notes: list[str] = []
     flagged: list[str] = []
+    merged = copy.deepcopy(key.student)
+    placeholders = {c.id: c.source for c in key.student.cells if c.get("id")}
+    notes.extend(_put_answers(key, sub, merged, placeholders))
+    notes.extend(_unused_changes(key, sub, placeholders))
+    other = sub.metadata.get("disklab", {}).get("lab") if isinstance(
+        sub.metadata.get("disklab"), dict) else None
+    if isinstance(other, str) and other != key.lab:
+        notes.insert(0, f"This notebook is {other!r}, but it was graded as {key.lab!r}: "
+                     "was the right file handed in?")
+    _check_claimed_id(sub, student_id, notes, flagged)
+    _set_parameters(key, sub, merged, student_id)
+    _add_export_cells(key, merged)
+    meta = merged.metadata.get("disklab")
+    merged.metadata["disklab"] = {**(meta if isinstance(meta, dict) else {}),
+                                  "student_id": student_id, "merged": True}
+    return merged, notes, flagged
+
+
+def _answer_positions(sub: NotebookNode) -> dict[str, list[int]]:
+    """Where in a submission each cell id (or ``disklab.answer`` claim) appears."""
     where: dict[str, list[int]] = {}
     for pos, c in enumerate(sub.cells):
         keys = {c.get("id")} | {disklab_meta(c).get("answer")}
         for k in keys - {None}:
             if isinstance(k, str):
                 where.setdefault(k, []).append(pos)
+    return where
 
-    merged = copy.deepcopy(key.student)
-    placeholders = {c.id: c.source for c in key.student.cells if c.get("id")}
+
+def _put_answers(key: Key, sub: NotebookNode, merged: NotebookNode,
+                 placeholders: dict[str, str]) -> list[str]:
+    """Put the student's answer cells into ``merged`` and disarm the rest; notes on what happened."""
+    notes: list[str] = []
+    where = _answer_positions(sub)
     chosen_positions: list[int] = []
     for cell in merged.cells:
         if cell.cell_type != "code":
@@ -300,33 +325,42 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
             if "hardware" not in tags(cell):
                 cell.source = _neutralize(cell.source)
             continue
-        cid = cell.id
-        label = key.answer_labels.get(cid, cid)
-        found = where.get(cid, [])
-        code = [p for p in found if sub.cells[p].get("cell_type") == "code"]
-        if not code:
-            source = placeholders.get(cid, "")
-            if found:
-                notes.append(f"The answer cell for {label} is no longer a code cell; it was "
-                             "graded as unanswered.")
-            else:
-                notes.append(f"The answer cell for {label} is missing from your notebook "
-                             "(deleted?); it was graded as unanswered.")
-        else:
-            pos = code[-1]
-            if len(code) > 1:
-                notes.append(f"The answer cell for {label} appears {len(code)} times; the last "
-                             "copy was graded.")
-            chosen_positions.append(pos)
-            source = sub.cells[pos].get("source", "")
+        source = _answer_source(key, sub, cell.id, where.get(cell.id, []), placeholders,
+                                notes, chosen_positions)
         cell.source = _neutralize(source)
         cell.outputs = []
         cell.execution_count = None
     if chosen_positions != sorted(chosen_positions):
         notes.append("Your answer cells are not in the lab's order; the grader ran them in the "
                      "lab's order.")
+    return notes
 
-    # What else the student changed: reported, never used.
+
+def _answer_source(key: Key, sub: NotebookNode, cid: str, found: list[int],
+                   placeholders: dict[str, str], notes: list[str],
+                   chosen_positions: list[int]) -> str:
+    """The source graded for answer cell ``cid``: the last code copy of it in the submission."""
+    label = key.answer_labels.get(cid, cid)
+    code = [p for p in found if sub.cells[p].get("cell_type") == "code"]
+    if not code:
+        if found:
+            notes.append(f"The answer cell for {label} is no longer a code cell; it was "
+                         "graded as unanswered.")
+        else:
+            notes.append(f"The answer cell for {label} is missing from your notebook "
+                         "(deleted?); it was graded as unanswered.")
+        return placeholders.get(cid, "")
+    pos = code[-1]
+    if len(code) > 1:
+        notes.append(f"The answer cell for {label} appears {len(code)} times; the last "
+                     "copy was graded.")
+    chosen_positions.append(pos)
+    return sub.cells[pos].get("source", "")
+
+
+def _unused_changes(key: Key, sub: NotebookNode, placeholders: dict[str, str]) -> list[str]:
+    """What else the student changed: reported, never used."""
+    notes: list[str] = []
     stu_ids = set(placeholders)
     answer_ids = set(key.info.answer_ids)
     params_id = key.nb.cells[key.info.parameters_index].get("id")
@@ -355,13 +389,12 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
     if added:
         notes.append(f"{len(added)} code cell(s) you added were not run by the grader: put "
                      "everything an answer needs into its answer cell.")
+    return notes
 
-    other = sub.metadata.get("disklab", {}).get("lab") if isinstance(
-        sub.metadata.get("disklab"), dict) else None
-    if isinstance(other, str) and other != key.lab:
-        notes.insert(0, f"This notebook is {other!r}, but it was graded as {key.lab!r}: "
-                     "was the right file handed in?")
 
+def _check_claimed_id(sub: NotebookNode, student_id: str, notes: list[str],
+                      flagged: list[str]) -> None:
+    """Note (and flag) a notebook that claims another student's id, or still the default."""
     claimed = {metadata_id(sub), declared_id(sub)} - {None, DEFAULT_ID}
     mismatch = sorted(c for c in claimed if c.strip().casefold() != student_id.casefold())
     if mismatch:
@@ -373,6 +406,9 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
         notes.append(f'Your parameters cell still says STUDENT_ID = "{DEFAULT_ID}"; your '
                      f"answers were checked against the variant of {student_id!r}.")
 
+
+def _set_parameters(key: Key, sub: NotebookNode, merged: NotebookNode, student_id: str) -> None:
+    """The student's id and seed in the parameters cell, the saved measurements after it."""
     params = next(c for c in merged.cells if "parameters" in tags(c))
     params.source = set_seed(set_parameter(params.source, "STUDENT_ID", student_id),
                              key.seed(student_id))
@@ -385,8 +421,10 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
         restore.metadata["tags"] = [EXPORT_TAG + "-restore"]
         merged.cells.insert(merged.cells.index(params) + 1, restore)
 
-    # One export cell right after the check cell of each question (a hidden check cell is not
-    # in the student version: then after the nearest cell before it that is).
+
+def _add_export_cells(key: Key, merged: NotebookNode) -> None:
+    """One export cell right after the check cell of each question (a hidden check cell is not
+    in the student version: then after the nearest cell before it that is)."""
     code_ids = [c.get("id") for c in key.nb.cells if c.cell_type == "code"]
     present = {c.get("id") for c in merged.cells}
     after: dict[str, list[str]] = {}
@@ -401,10 +439,6 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
         for q in after.get(cell.get("id"), []):
             out_cells.append(export_cell(q, key.export_of(q)))
     merged.cells = out_cells
-    meta = merged.metadata.get("disklab")
-    merged.metadata["disklab"] = {**(meta if isinstance(meta, dict) else {}),
-                                  "student_id": student_id, "merged": True}
-    return merged, notes, flagged
 
 
 def _kill_tree(proc: subprocess.Popen) -> None:

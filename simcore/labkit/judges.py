@@ -51,7 +51,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 METRICS = {
     "read_mb_s": "read bandwidth (MB/s, 10^6 bytes per second)",
@@ -131,6 +131,30 @@ def read_fio(raw: str) -> FioRun:
     one group: ``numjobs`` clones of a job summed by ``group_reporting``, whose
     checks count ``numjobs x iodepth`` requests in flight.
     """
+    rep = _fio_report(raw)
+    job = _fio_job(rep)
+    opts = {str(k).lower(): str(v).strip().lower()
+            for k, v in {**(rep.get("global options") or {}),
+                         **(job.get("job options") or {})}.items()}
+    r = job.get("read")
+    side = _read_side(r)
+    if side.runtime <= 0 or side.total <= 0 or side.io_bytes <= 0:
+        raise MeasurementError("it read nothing (no read I/O, or a zero runtime)")
+    problems = _rate_problems(side)
+    bs = size_bytes(opts.get("bs", "4k"))
+    depth = int(float(opts.get("iodepth", "1")))
+    clones = int(float(opts.get("numjobs", "1")))
+    problems += _job_problems(side, r, bs, depth, clones)
+    if problems:
+        raise MeasurementError("its numbers contradict one another (" + "; ".join(problems)
+                               + "): it is not an unedited fio report")
+    p99 = side.pct.get(99.0, side.cmax)
+    return FioRun(opts, str(rep["fio version"]), side.io_bytes, side.runtime, side.total,
+                  side.bw, side.iops, side.lmean, p99, bs, depth, max(clones, 1))
+
+
+def _fio_report(raw: str) -> dict:
+    """The JSON object of fio's report, which must name fio's version."""
     if not isinstance(raw, str) or "{" not in raw:
         raise MeasurementError("it is not fio's JSON report (no JSON object in it)")
     try:
@@ -139,16 +163,41 @@ def read_fio(raw: str) -> FioRun:
         raise MeasurementError(f"it is not valid JSON ({exc.args[0][:80]})") from None
     if not isinstance(rep, dict) or not str(rep.get("fio version", "")).startswith("fio-"):
         raise MeasurementError('it does not look like fio\'s report (no "fio version")')
+    return rep
+
+
+def _fio_job(rep: dict) -> dict:
+    """The report's one job, which fio must not have reported an error for."""
     jobs = rep.get("jobs")
     if not isinstance(jobs, list) or len(jobs) != 1 or not isinstance(jobs[0], dict):
         raise MeasurementError("a measurement must be fio's report of exactly one job")
     job = jobs[0]
     if job.get("error", 0) != 0:
         raise MeasurementError(f"fio reported an error ({job.get('error')}) for the job")
-    opts = {str(k).lower(): str(v).strip().lower()
-            for k, v in {**(rep.get("global options") or {}),
-                         **(job.get("job options") or {})}.items()}
-    r = job.get("read")
+    return job
+
+
+class _ReadSide(NamedTuple):
+    """The numbers of a job's ``read`` section (times in ms, latencies in ns)."""
+
+    io_bytes: int
+    runtime: float
+    total: int
+    bw: float
+    iops: float
+    bw_kib: float
+    lmin: float
+    lmean: float
+    lmax: float
+    n: int
+    cmin: float
+    cmean: float
+    cmax: float
+    pct: dict[float, float]
+
+
+def _read_side(r: Any) -> _ReadSide:
+    """The read section's numbers, or an error if any of fio's fields is missing."""
     try:
         io_bytes, runtime = int(r["io_bytes"]), float(r["runtime"])
         total, bw, iops, bw_kib = int(r["total_ios"]), float(r["bw_bytes"]), float(r["iops"]), \
@@ -161,40 +210,43 @@ def read_fio(raw: str) -> FioRun:
     except (KeyError, TypeError, ValueError):
         raise MeasurementError("its read section lacks fio's fields (io_bytes, runtime, "
                                "total_ios, bw_bytes, iops, lat_ns, clat_ns)") from None
-    if runtime <= 0 or total <= 0 or io_bytes <= 0:
-        raise MeasurementError("it read nothing (no read I/O, or a zero runtime)")
+    return _ReadSide(io_bytes, runtime, total, bw, iops, bw_kib, lmin, lmean, lmax, n, cmin,
+                     cmean, cmax, pct)
+
+
+def _rate_problems(s: _ReadSide) -> list[str]:
+    """Where the rates and latencies of the read section disagree with one another."""
     problems = []
-    if not _close(bw, io_bytes * 1000 / runtime, 0.02, 1.0):
+    if not _close(s.bw, s.io_bytes * 1000 / s.runtime, 0.02, 1.0):
         problems.append("bandwidth is not bytes over runtime")
-    if not _close(iops, total * 1000 / runtime, 0.02, 0.01):
+    if not _close(s.iops, s.total * 1000 / s.runtime, 0.02, 0.01):
         problems.append("IOPS are not I/Os over runtime")
-    if abs(bw_kib - bw / 1024) > 1.5:
+    if abs(s.bw_kib - s.bw / 1024) > 1.5:
         problems.append("the KiB/s and bytes/s bandwidths disagree")
-    if not (lmin <= lmean <= lmax and cmin <= cmean <= cmax and cmean <= lmean * 1.0001 + 1):
+    if not (s.lmin <= s.lmean <= s.lmax and s.cmin <= s.cmean <= s.cmax
+            and s.cmean <= s.lmean * 1.0001 + 1):
         problems.append("latency min, mean and max are out of order")
-    vals = [pct[k] for k in sorted(pct)]
+    vals = [s.pct[k] for k in sorted(s.pct)]
     if any(b < a for a, b in itertools.pairwise(vals)):
         problems.append("latency percentiles do not rise")
-    bs = size_bytes(opts.get("bs", "4k"))
-    depth = int(float(opts.get("iodepth", "1")))
-    clones = int(float(opts.get("numjobs", "1")))
+    return problems
+
+
+def _job_problems(s: _ReadSide, r: Any, bs: int, depth: int, clones: int) -> list[str]:
+    """Where the read section disagrees with the job's block size, depth and clone count."""
+    problems = []
     if clones < 1:
         problems.append("numjobs is not a positive count")
     clones = max(clones, 1)
-    if io_bytes != total * bs and \
+    if s.io_bytes != s.total * bs and \
             int(r.get("short_ios", 0)) == 0:
         problems.append("bytes read are not I/Os times the block size")
-    if abs(n - total) > depth * clones:
+    if abs(s.n - s.total) > depth * clones:
         problems.append("the latency sample count is not the I/O count")
-    little = depth * clones * bs / (lmean / 1e9)
-    if not _close(little, bw, 0.25):
+    little = depth * clones * bs / (s.lmean / 1e9)
+    if not _close(little, s.bw, 0.25):
         problems.append("bandwidth, queue depth and mean latency break Little's law")
-    if problems:
-        raise MeasurementError("its numbers contradict one another (" + "; ".join(problems)
-                               + "): it is not an unedited fio report")
-    p99 = pct.get(99.0, cmax)
-    return FioRun(opts, str(rep["fio version"]), io_bytes, runtime, total, bw, iops, lmean, p99,
-                  bs, depth, clones)
+    return problems
 
 
 def _require(run: FioRun, want: dict[str, Any], kind: str) -> str:
@@ -219,63 +271,92 @@ def judge_fio(got: Any, reference: Any, attachments: list[dict[str, Any]],
               args: dict[str, Any]) -> tuple[bool, str]:
     """The ``fio`` judge: steps 1-5 of the module's description."""
     kinds = list(args.get("kinds") or [])
-    by_kind = {a.get("kind"): a for a in attachments}
-    runs = []
-    for kind in kinds:
-        att = by_kind.get(kind)
-        if att is None:
-            return False, (f"no {kind} measurement is attached to your notebook: run the "
-                           "measuring cell, then save the notebook with its outputs")
-        if att.get("tool") != "fio":
-            return False, f"the {kind} attachment is not fio output"
-        try:
-            run = read_fio(att["raw"])
-        except MeasurementError as exc:
-            return False, f"the {kind} measurement was refused: {exc}"
-        why = _require(run, {**(args.get("require") or {}),
-                             **((args.get("require_each") or {}).get(kind) or {})}, kind)
-        if why:
-            return False, why
-        runs.append(run)
+    runs, why = _attached_runs(kinds, attachments, args)
+    if why:
+        return False, why
     metric = args.get("metric", "read_mb_s")
     values = [r.metric(metric) for r in runs]
-    lo, hi = (args.get("range") or [0.0, math.inf])[:2]
-    for kind, v in zip(kinds, values, strict=True):
-        if not lo <= v <= hi:
-            return False, (f"the {kind} measurement's {METRICS[metric]} is not physically "
-                           "plausible for the drive the lab serves")
+    why = _implausible(kinds, values, metric, args)
+    if why:
+        return False, why
     measured = values[0] if args.get("combine", "single") == "single" else values[0] / values[1]
     if isinstance(got, bool) or not isinstance(got, int | float):
         return False, "expected a number taken from your measurement"
     if not _close(float(got), measured, float(args.get("answer_rel", 0.01))):
         return False, "your answer does not follow from your attached measurement"
     if isinstance(reference, dict):
-        mark = str(reference.get("uri_has", ""))
-        if mark and any(mark not in r.options.get("uri", "") for r in runs):
-            return False, ("your measurement is not of the drive you were given (the served "
-                           "drive's socket does not name it): measure your own with the lab's cell")
-        each = reference.get("uri_has_each") or {}
-        if any(str(each[k]) not in r.options.get("uri", "")
-               for k, r in zip(kinds, runs, strict=True) if k in each):
-            return False, ("a measurement is not of the drive set up as the lab's cell sets it "
-                           "(the served drive's socket does not name its settings)")
-        # then the job options the student's variant prescribes (a size, an offset, a stream count)
-        for kind, run in zip(kinds, runs, strict=True):
-            why = _require(run, {**(reference.get("require") or {}),
-                                 **((reference.get("require_each") or {}).get(kind) or {})},
-                           kind)
-            if why:
-                return False, why
+        why = _not_the_variants_drive(reference, kinds, runs)
+        if why:
+            return False, why
         reference = reference.get("value")
-    if reference is not None:
-        if isinstance(reference, bool) or not isinstance(reference, int | float):
-            raise TypeError(f"the key's reference is not a number ({type(reference).__name__})")
-        tol = max(float(args.get("reference_rel", 0.0)) * abs(float(reference)),
-                  float(args.get("reference_abs", 0.0)))
-        if abs(measured - float(reference)) > tol * (1 + 1e-12):
-            return False, ("your measurement is not within the tolerance of the drive you "
-                           "were given (was it measured as the lab says, on your own drive?)")
+    if reference is not None and _off_reference(measured, reference, args):
+        return False, ("your measurement is not within the tolerance of the drive you "
+                       "were given (was it measured as the lab says, on your own drive?)")
     return True, ""
+
+
+def _attached_runs(kinds: list, attachments: list[dict[str, Any]],
+                   args: dict[str, Any]) -> tuple[list[FioRun], str]:
+    """Steps 1-2: each kind's attached fio run, read and of the job asked for; or why not."""
+    by_kind = {a.get("kind"): a for a in attachments}
+    runs = []
+    for kind in kinds:
+        att = by_kind.get(kind)
+        if att is None:
+            return [], (f"no {kind} measurement is attached to your notebook: run the "
+                        "measuring cell, then save the notebook with its outputs")
+        if att.get("tool") != "fio":
+            return [], f"the {kind} attachment is not fio output"
+        try:
+            run = read_fio(att["raw"])
+        except MeasurementError as exc:
+            return [], f"the {kind} measurement was refused: {exc}"
+        why = _require(run, {**(args.get("require") or {}),
+                             **((args.get("require_each") or {}).get(kind) or {})}, kind)
+        if why:
+            return [], why
+        runs.append(run)
+    return runs, ""
+
+
+def _implausible(kinds: list, values: list[float], metric: str, args: dict[str, Any]) -> str:
+    """Step 3: why a measured value is outside the question's range ('' if none is)."""
+    lo, hi = (args.get("range") or [0.0, math.inf])[:2]
+    for kind, v in zip(kinds, values, strict=True):
+        if not lo <= v <= hi:
+            return (f"the {kind} measurement's {METRICS[metric]} is not physically "
+                    "plausible for the drive the lab serves")
+    return ""
+
+
+def _not_the_variants_drive(reference: dict, kinds: list, runs: list[FioRun]) -> str:
+    """Why the runs are not of the student's own drive and variant ('' if they are)."""
+    mark = str(reference.get("uri_has", ""))
+    if mark and any(mark not in r.options.get("uri", "") for r in runs):
+        return ("your measurement is not of the drive you were given (the served "
+                "drive's socket does not name it): measure your own with the lab's cell")
+    each = reference.get("uri_has_each") or {}
+    if any(str(each[k]) not in r.options.get("uri", "")
+           for k, r in zip(kinds, runs, strict=True) if k in each):
+        return ("a measurement is not of the drive set up as the lab's cell sets it "
+                "(the served drive's socket does not name its settings)")
+    # then the job options the student's variant prescribes (a size, an offset, a stream count)
+    for kind, run in zip(kinds, runs, strict=True):
+        why = _require(run, {**(reference.get("require") or {}),
+                             **((reference.get("require_each") or {}).get(kind) or {})},
+                       kind)
+        if why:
+            return why
+    return ""
+
+
+def _off_reference(measured: float, reference: Any, args: dict[str, Any]) -> bool:
+    """Step 5: whether the measured value is outside the tolerance of the key's reference."""
+    if isinstance(reference, bool) or not isinstance(reference, int | float):
+        raise TypeError(f"the key's reference is not a number ({type(reference).__name__})")
+    tol = max(float(args.get("reference_rel", 0.0)) * abs(float(reference)),
+              float(args.get("reference_abs", 0.0)))
+    return abs(measured - float(reference)) > tol * (1 + 1e-12)
 
 
 JUDGES = {"fio": judge_fio}

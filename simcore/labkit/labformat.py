@@ -151,58 +151,74 @@ def assigned_names(code: str) -> list[str]:
     """Top-level names a piece of code binds, in order of first binding."""
     tree = ast.parse(code)
     names: list[str] = []
-
-    def add(n: str) -> None:
-        if n not in names:
-            names.append(n)
-
-    def targets(node: ast.AST) -> None:
-        if isinstance(node, ast.Name):
-            add(node.id)
-        elif isinstance(node, ast.Tuple | ast.List):
-            for elt in node.elts:
-                targets(elt)
-        elif isinstance(node, ast.Starred):
-            targets(node.value)
-
-    def visit(body: list[ast.stmt]) -> None:
-        for node in body:
-            if isinstance(node, ast.Assign):
-                for t in node.targets:
-                    targets(t)
-            elif isinstance(node, ast.AnnAssign | ast.AugAssign):
-                targets(node.target)
-            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                add(node.name)
-            elif isinstance(node, ast.Import | ast.ImportFrom):
-                for alias in node.names:
-                    if alias.name != "*":
-                        add(alias.asname or alias.name.split(".")[0])
-            elif isinstance(node, ast.For | ast.AsyncFor):
-                targets(node.target)
-                visit(node.body)
-                visit(node.orelse)
-            elif isinstance(node, ast.With | ast.AsyncWith):
-                for item in node.items:
-                    if item.optional_vars is not None:
-                        targets(item.optional_vars)
-                visit(node.body)
-            elif isinstance(node, ast.If | ast.While):
-                visit(node.body)
-                visit(node.orelse)
-            elif isinstance(node, ast.Try):
-                visit(node.body)
-                for h in node.handlers:
-                    visit(h.body)
-                visit(node.orelse)
-                visit(node.finalbody)
-            elif isinstance(node, ast.Expr | ast.Return):
-                for sub in ast.walk(node):
-                    if isinstance(sub, ast.NamedExpr):
-                        targets(sub.target)
-
-    visit(tree.body)
+    _visit_body(tree.body, names)
     return names
+
+
+def _add_name(names: list[str], n: str) -> None:
+    if n not in names:
+        names.append(n)
+
+
+def _bind_targets(node: ast.AST, names: list[str]) -> None:
+    """The names an assignment target binds (unpacking tuples, lists and starred names)."""
+    if isinstance(node, ast.Name):
+        _add_name(names, node.id)
+    elif isinstance(node, ast.Tuple | ast.List):
+        for elt in node.elts:
+            _bind_targets(elt, names)
+    elif isinstance(node, ast.Starred):
+        _bind_targets(node.value, names)
+
+
+def _visit_body(body: list[ast.stmt], names: list[str]) -> None:
+    for node in body:
+        if not _bind_simple(node, names):
+            _visit_compound(node, names)
+
+
+def _bind_simple(node: ast.stmt, names: list[str]) -> bool:
+    """The names a simple binding statement binds; whether ``node`` is one."""
+    if isinstance(node, ast.Assign):
+        for t in node.targets:
+            _bind_targets(t, names)
+    elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+        _bind_targets(node.target, names)
+    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        _add_name(names, node.name)
+    elif isinstance(node, ast.Import | ast.ImportFrom):
+        for alias in node.names:
+            if alias.name != "*":
+                _add_name(names, alias.asname or alias.name.split(".")[0])
+    else:
+        return False
+    return True
+
+
+def _visit_compound(node: ast.stmt, names: list[str]) -> None:
+    """The names a compound statement (or an expression's ``:=``) binds at this level."""
+    if isinstance(node, ast.For | ast.AsyncFor):
+        _bind_targets(node.target, names)
+        _visit_body(node.body, names)
+        _visit_body(node.orelse, names)
+    elif isinstance(node, ast.With | ast.AsyncWith):
+        for item in node.items:
+            if item.optional_vars is not None:
+                _bind_targets(item.optional_vars, names)
+        _visit_body(node.body, names)
+    elif isinstance(node, ast.If | ast.While):
+        _visit_body(node.body, names)
+        _visit_body(node.orelse, names)
+    elif isinstance(node, ast.Try):
+        _visit_body(node.body, names)
+        for h in node.handlers:
+            _visit_body(h.body, names)
+        _visit_body(node.orelse, names)
+        _visit_body(node.finalbody, names)
+    elif isinstance(node, ast.Expr | ast.Return):
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.NamedExpr):
+                _bind_targets(sub.target, names)
 
 
 def solution_blocks(source: str, where: str = "") -> list[tuple[int, int, str]]:
@@ -303,114 +319,163 @@ def inspect_lab(nb: NotebookNode, path: str | Path = "<lab>", *,
     lab = Path(path).stem
     meta_lab = nb.metadata.get("disklab", {}).get("lab") if isinstance(
         nb.metadata.get("disklab"), dict) else None
-    problems: list[str] = []
     params = [i for i, c in enumerate(nb.cells) if "parameters" in tags(c)]
-    if len(params) != 1:
-        problems.append(f"{path}: needs exactly one cell tagged `parameters` (found {len(params)})")
-    elif parameters_assign(nb.cells[params[0]].source, "STUDENT_ID") is None:
-        problems.append(f"{cell_label(path, params[0], nb.cells[params[0]])}: the parameters "
-                        'cell must assign STUDENT_ID = "demo" at top level')
+    problems = _parameters_problems(nb, path, params)
     info = LabInfo(path=path, lab=meta_lab or lab, parameters_index=params[0] if params else -1)
     ids: dict[str, int] = {}
     code_index = -1
     for i, cell in enumerate(nb.cells):
         where = cell_label(path, i, cell)
-        cid = cell.get("id")
         if cell.cell_type == "code":
             code_index += 1
-        if not cid:
-            problems.append(f"{where}: has no cell id; save the lab as nbformat 4.5 "
-                            "(JupyterLab 3 or later does) so cells can be paired")
-        elif cid in ids:
-            problems.append(f"{where}: repeats the id of cell {ids[cid] + 1}; ids must be unique")
-        else:
-            ids[cid] = i
-        try:
-            blocks = solution_blocks(cell.source, where)
-        except LabFormatError as exc:
-            problems.append(str(exc))
-            continue
-        if cell.cell_type == "code" and blocks and not is_answer(cell):
-            problems.append(f"{where}: holds a solution but is not tagged `answer`; the grader "
-                            "would run the key's solution for every student")
-        if is_explorer(cell):
-            if is_answer(cell) or is_check(cell):
-                problems.append(f"{where}: an `explorer` cell cannot be an answer or check cell")
-            if "NBVAL_IGNORE_OUTPUT" not in nbval_markers(cell.source.split("\n", 1)[0]):
-                problems.append(f"{where}: an `explorer` cell must start with "
-                                "# NBVAL_IGNORE_OUTPUT (its widgets' output is never compared)")
-        if is_answer(cell):
-            if is_check(cell):
-                problems.append(f"{where}: is tagged both `answer` and `check`")
-            try:
-                names = solution_names(cell.source, where)
-            except LabFormatError as exc:
-                problems.append(str(exc))
-                names = []
-            if cid:
-                info.answer_ids.append(cid)
-                info.answer_names[cid] = names
-        if is_check(cell):
-            meta = disklab_meta(cell)
-            q, pts = meta.get("question"), meta.get("points")
-            first = next((ln.strip() for ln in cell.source.splitlines() if ln.strip()), "")
-            if first.lstrip("#").strip() != "NBVAL_CHECK_OUTPUT":
-                problems.append(f"{where}: a check cell must start with # NBVAL_CHECK_OUTPUT")
-            if not isinstance(q, str) or not q:
-                problems.append(f'{where}: a check cell needs metadata {{"disklab": '
-                                f'{{"question": "q1", "points": 1}}}} (question is missing)')
-                continue
-            if isinstance(pts, bool) or not isinstance(pts, int | float) or pts < 0:
-                problems.append(f"{where}: points of {q} must be a number >= 0 (got {pts!r})")
-                continue
-            if require_outputs:
-                out = stored_stdout(cell)
-                lines = [ln for ln in out.splitlines() if ln.strip()]
-                if not lines:
-                    problems.append(f"{where}: the check of {q} has no stored output; run the "
-                                    "key top to bottom and save it before grading")
-                elif any(CROSS in ln or WAIT in ln or TICK not in ln for ln in lines):
-                    problems.append(f"{where}: the key's stored output of {q} is not all ticks "
-                                    f"({lines[0]!r}); fix the solution, rerun and save the key")
-            rule = {k: meta[k] for k in ("rel", "abs", "one_of") if k in meta}
-            try:
-                from .answers import Rule
-
-                Rule.from_meta(rule, where)
-            except ValueError as exc:
-                problems.append(str(exc))
-                continue
-            export = meta.get("export", "")
-            if export:
-                try:
-                    compile(export, where, "eval")
-                except SyntaxError as exc:
-                    problems.append(f"{where}: export of {q} is not a Python expression "
-                                    f"({exc.msg})")
-                    continue
-            judge, reference = meta.get("judge") or {}, meta.get("reference", "")
-            if judge:
-                from .judges import validate
-
-                try:
-                    validate(judge, f"{where}: {q}")
-                except ValueError as exc:
-                    problems.append(str(exc))
-                    continue
-            if reference:
-                try:
-                    compile(reference, where, "eval")
-                except SyntaxError as exc:
-                    problems.append(f"{where}: reference of {q} is not a Python expression "
-                                    f"({exc.msg})")
-                    continue
-                if not judge:
-                    problems.append(f"{where}: reference of {q} needs a judge")
-                    continue
-            info.checks.append(Question(q, float(pts), cid or "", code_index, is_hidden(cell),
-                                        rule, export, judge, reference))
+        problems.extend(_id_problems(where, i, cell.get("id"), ids))
+        problems.extend(_cell_problems(cell, where, code_index, info, require_outputs))
     if not info.checks:
         problems.append(f"{path}: has no check cells (tag `check`)")
     if problems:
         raise LabFormatError("\n".join(problems))
     return info
+
+
+def _parameters_problems(nb: NotebookNode, path: str, params: list[int]) -> list[str]:
+    """What is wrong with the lab's parameters cell (its indices are ``params``)."""
+    if len(params) != 1:
+        return [f"{path}: needs exactly one cell tagged `parameters` (found {len(params)})"]
+    if parameters_assign(nb.cells[params[0]].source, "STUDENT_ID") is None:
+        return [f"{cell_label(path, params[0], nb.cells[params[0]])}: the parameters "
+                'cell must assign STUDENT_ID = "demo" at top level']
+    return []
+
+
+def _id_problems(where: str, i: int, cid: str | None, ids: dict[str, int]) -> list[str]:
+    """A missing or repeated cell id; records the id of cell ``i`` in ``ids``."""
+    if not cid:
+        return [f"{where}: has no cell id; save the lab as nbformat 4.5 "
+                "(JupyterLab 3 or later does) so cells can be paired"]
+    if cid in ids:
+        return [f"{where}: repeats the id of cell {ids[cid] + 1}; ids must be unique"]
+    ids[cid] = i
+    return []
+
+
+def _cell_problems(cell: NotebookNode, where: str, code_index: int, info: LabInfo,
+                   require_outputs: bool) -> list[str]:
+    """What is wrong with one cell given its roles; records its answers and checks in ``info``."""
+    try:
+        blocks = solution_blocks(cell.source, where)
+    except LabFormatError as exc:
+        return [str(exc)]
+    problems: list[str] = []
+    if cell.cell_type == "code" and blocks and not is_answer(cell):
+        problems.append(f"{where}: holds a solution but is not tagged `answer`; the grader "
+                        "would run the key's solution for every student")
+    if is_explorer(cell):
+        problems.extend(_explorer_problems(cell, where))
+    if is_answer(cell):
+        problems.extend(_answer_problems(cell, where, info))
+    if is_check(cell):
+        question, found = _check_question(cell, where, code_index, require_outputs)
+        problems.extend(found)
+        if question is not None:
+            info.checks.append(question)
+    return problems
+
+
+def _explorer_problems(cell: NotebookNode, where: str) -> list[str]:
+    problems = []
+    if is_answer(cell) or is_check(cell):
+        problems.append(f"{where}: an `explorer` cell cannot be an answer or check cell")
+    if "NBVAL_IGNORE_OUTPUT" not in nbval_markers(cell.source.split("\n", 1)[0]):
+        problems.append(f"{where}: an `explorer` cell must start with "
+                        "# NBVAL_IGNORE_OUTPUT (its widgets' output is never compared)")
+    return problems
+
+
+def _answer_problems(cell: NotebookNode, where: str, info: LabInfo) -> list[str]:
+    """What is wrong with an answer cell; records its id and solution names in ``info``."""
+    problems = []
+    if is_check(cell):
+        problems.append(f"{where}: is tagged both `answer` and `check`")
+    try:
+        names = solution_names(cell.source, where)
+    except LabFormatError as exc:
+        problems.append(str(exc))
+        names = []
+    cid = cell.get("id")
+    if cid:
+        info.answer_ids.append(cid)
+        info.answer_names[cid] = names
+    return problems
+
+
+def _check_question(cell: NotebookNode, where: str, code_index: int,
+                    require_outputs: bool) -> tuple[Question | None, list[str]]:
+    """A check cell's question (None if it cannot be graded) and what is wrong with the cell."""
+    meta = disklab_meta(cell)
+    q, pts = meta.get("question"), meta.get("points")
+    problems: list[str] = []
+    first = next((ln.strip() for ln in cell.source.splitlines() if ln.strip()), "")
+    if first.lstrip("#").strip() != "NBVAL_CHECK_OUTPUT":
+        problems.append(f"{where}: a check cell must start with # NBVAL_CHECK_OUTPUT")
+    if not isinstance(q, str) or not q:
+        problems.append(f'{where}: a check cell needs metadata {{"disklab": '
+                        f'{{"question": "q1", "points": 1}}}} (question is missing)')
+        return None, problems
+    if isinstance(pts, bool) or not isinstance(pts, int | float) or pts < 0:
+        problems.append(f"{where}: points of {q} must be a number >= 0 (got {pts!r})")
+        return None, problems
+    if require_outputs:
+        problems.extend(_stored_output_problems(cell, where, q))
+    rule = {k: meta[k] for k in ("rel", "abs", "one_of") if k in meta}
+    why = _grading_meta_problem(meta, rule, where, q)
+    if why is not None:
+        problems.append(why)
+        return None, problems
+    export = meta.get("export", "")
+    judge, reference = meta.get("judge") or {}, meta.get("reference", "")
+    return (Question(q, float(pts), cell.get("id") or "", code_index, is_hidden(cell), rule,
+                     export, judge, reference), problems)
+
+
+def _stored_output_problems(cell: NotebookNode, where: str, q: str) -> list[str]:
+    """A key's check cell must hold its output, all ticks (the key is the reference)."""
+    lines = [ln for ln in stored_stdout(cell).splitlines() if ln.strip()]
+    if not lines:
+        return [f"{where}: the check of {q} has no stored output; run the "
+                "key top to bottom and save it before grading"]
+    if any(CROSS in ln or WAIT in ln or TICK not in ln for ln in lines):
+        return [f"{where}: the key's stored output of {q} is not all ticks "
+                f"({lines[0]!r}); fix the solution, rerun and save the key"]
+    return []
+
+
+def _grading_meta_problem(meta: dict, rule: dict, where: str, q: str) -> str | None:
+    """The first problem with how a check cell says to grade ``q`` (None if there is none)."""
+    try:
+        from .answers import Rule
+
+        Rule.from_meta(rule, where)
+    except ValueError as exc:
+        return str(exc)
+    export = meta.get("export", "")
+    if export:
+        try:
+            compile(export, where, "eval")
+        except SyntaxError as exc:
+            return f"{where}: export of {q} is not a Python expression ({exc.msg})"
+    judge, reference = meta.get("judge") or {}, meta.get("reference", "")
+    if judge:
+        from .judges import validate
+
+        try:
+            validate(judge, f"{where}: {q}")
+        except ValueError as exc:
+            return str(exc)
+    if reference:
+        try:
+            compile(reference, where, "eval")
+        except SyntaxError as exc:
+            return f"{where}: reference of {q} is not a Python expression ({exc.msg})"
+        if not judge:
+            return f"{where}: reference of {q} needs a judge"
+    return None
