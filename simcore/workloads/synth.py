@@ -156,6 +156,18 @@ def place_regions(capacity: int, count: int, size: int, rng: np.random.Generator
     return low + gaps + np.arange(count) * size
 
 
+def _read_share(value, named: dict) -> float | None:
+    """A generator's ``read_share``: one of the ``named`` shares (label -> share, each a
+    published mix), or a fraction in [0, 1]; the error lists the labels."""
+    for label, share in named.items():
+        if value is label or value == label:
+            return share
+    if isinstance(value, int | float) and 0.0 <= float(value) <= 1.0:
+        return float(value)
+    labels = ", ".join(repr(k) for k in named)
+    raise ValueError(f"read_share must be {labels} or a fraction in [0, 1] (got {value!r})")
+
+
 def _requests(t, reads, lba, sectors) -> list[Request]:
     return [Request(i, float(a), READ if r else WRITE, int(b), int(s))
             for i, (a, r, b, s) in enumerate(zip(t, reads, lba, sectors, strict=True))]
@@ -447,15 +459,8 @@ def financial_like(capacity: int, duration_s: float = 5400.0,
     ``MATCHES["financial_like"]`` lists what this matches and what it does not.
     """
     rng = as_rng(seed)
-    if read_share == "published":
-        p_read = FINANCIAL1["published_read_share"]
-    elif read_share == "thesis":
-        p_read = FINANCIAL1["table_3_1_read_share"]
-    elif isinstance(read_share, int | float) and 0.0 <= float(read_share) <= 1.0:
-        p_read = float(read_share)
-    else:
-        raise ValueError(f"read_share must be 'published', 'thesis' or a fraction in [0, 1] "
-                         f"(got {read_share!r})")
+    p_read = _read_share(read_share, {"published": FINANCIAL1["published_read_share"],
+                                      "thesis": FINANCIAL1["table_3_1_read_share"]})
     rate = rate_per_s if rate_per_s is not None else (
         FINANCIAL1["requests"] / FINANCIAL1["published_length_s"])
     if rate <= 0 or duration_s <= 0:
@@ -557,15 +562,8 @@ def email_like(capacity: int, duration_s: float = 3600.0, users: int = 2500,
     trace is made; times, addresses and sizes are those of the default trace of the same
     seed, so the two mixes can be compared trace by trace.
     """
-    if read_share is None:
-        p_read = None
-    elif read_share == "table_3_1":
-        p_read = EMAIL_MIX["table_3_1_read_share"]
-    elif isinstance(read_share, int | float) and 0.0 <= float(read_share) <= 1.0:
-        p_read = float(read_share)
-    else:
-        raise ValueError(f"read_share must be None, 'table_3_1' or a fraction in [0, 1] "
-                         f"(got {read_share!r})")
+    p_read = _read_share(read_share, {None: None,
+                                      "table_3_1": EMAIL_MIX["table_3_1_read_share"]})
     rng = as_rng(seed)
     frag = max(1, round(fragment_kib * 2))
     dur = duration_s * 1000.0
