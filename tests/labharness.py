@@ -138,23 +138,89 @@ class LabPage:
         return self.page.evaluate(
             "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status")
 
-    def run_all(self, timeout_s: float = 600) -> None:
+    def run_all(self, timeout_s: float = 600, stall_s: float = 60) -> str:
         """Run every cell (as Run > Run All Cells does) and wait until none is left pending.
 
-        The command's promise settles when the last cell has run; a prompt-and-status poll alone
-        is not enough: with the notebook's windowing, cells out of view have no prompt to show
-        ``*``, and the kernel is idle for a moment between two cells (seen in CI under load).
+        Returns how the run ended (see :meth:`_execute`); callers check what ran.
         """
-        self.page.evaluate("async () => { await window.jupyterapp.commands.execute("
-                           "'notebook:run-all-cells'); }")
-        self.wait_idle(timeout_s)
+        return self._execute("notebook:run-all-cells", None, timeout_s, stall_s)
 
-    def run_cell(self, index: int, timeout_s: float = 300) -> None:
+    def run_cell(self, index: int, timeout_s: float = 300, stall_s: float = 60) -> str:
+        """Run cell ``index`` (as Shift+Enter does) and wait until it has run."""
+        return self._execute("notebook:run-cell", index, timeout_s, stall_s)
+
+    def _execute(self, command: str, index: int | None, timeout_s: float, stall_s: float) -> str:
+        """Start ``command`` on the notebook and wait for it by polling the notebook's models.
+
+        The command's promise settles when the last cell has run, but in CI under load it once
+        never settled (a test hung for 15 minutes), and twice Run All left cells unrun with no
+        error anywhere. So the promise is not awaited. Polling the models (windowing hides the
+        prompts of cells out of view) ends the wait when the promise has settled, or when every
+        watched code cell with source has a new execution count and the kernel has been idle
+        for 3 s, or when the kernel has been idle with nothing running and no count moving for
+        ``stall_s`` ("stalled"). Returns which; a real hang fails after ``timeout_s`` with the
+        notebook's state.
+        """
         self.page.evaluate(
-            """async (i) => { const nb = window.jupyterapp.shell.currentWidget.content;
-                 nb.activeCellIndex = i; nb.deselectAll();
-                 await window.jupyterapp.commands.execute('notebook:run-cell'); }""", index)
+            """([command, index]) => {
+                 const nb = window.jupyterapp.shell.currentWidget.content;
+                 if (index !== null) { nb.activeCellIndex = index; nb.deselectAll(); }
+                 const watched = nb.widgets.filter((c, i) => c.model.type === 'code'
+                                                   && (index === null || i === index));
+                 window.__run = {state: 'running', sig: '', since: performance.now(), index,
+                                 before: watched.map(c => String(c.model.executionCount)).join()};
+                 window.jupyterapp.commands.execute(command).then(
+                   () => { window.__run.state = 'settled'; },
+                   (e) => { window.__run.state = 'rejected: ' + e; }); }""", [command, index])
+        try:
+            handle = self.page.wait_for_function(
+                """(stallMs) => { try {
+                     const r = window.__run;
+                     const w = window.jupyterapp.shell.currentWidget;
+                     const k = w.sessionContext.session && w.sessionContext.session.kernel;
+                     if (!k) return false;  // between sessions (JupyterLab swaps them)
+                     const code = w.content.widgets.filter(c => c.model.type === 'code');
+                     const watched = w.content.widgets.filter((c, i) => c.model.type === 'code'
+                                                      && (r.index === null || i === r.index));
+                     const running = code.some(c => c.model.executionState === 'running');
+                     const idle = !running && k.status === 'idle';
+                     const counts = watched.map(c => String(c.model.executionCount)).join();
+                     const sig = counts + (idle ? '' : ' busy');
+                     if (sig !== r.sig) { r.sig = sig; r.since = performance.now(); }
+                     if (!idle) return false;
+                     if (r.state !== 'running') return r.state;
+                     const quiet = performance.now() - r.since;
+                     const unrun = watched.some(c => c.model.sharedModel.getSource().trim()
+                                                     && c.model.executionCount === null);
+                     // counts that moved since the start: this run, not an earlier one
+                     if (!unrun && counts !== r.before && quiet > 3000) return 'all ran';
+                     return quiet > stallMs ? 'stalled' : false;
+                   } catch (e) { return false; } }""",
+                arg=stall_s * 1000, timeout=timeout_s * 1000, polling=500)
+        except Exception as exc:
+            raise AssertionError(f"{command} did not finish in {timeout_s:.0f} s: "
+                                 f"{self._run_state()}") from exc
+        how = handle.json_value()
         self.wait_idle(timeout_s)
+        return how
+
+    def _run_state(self) -> str:
+        """The kernel's status and the cells not run, for a failure message."""
+        try:
+            return self.page.evaluate(
+                """() => { const w = window.jupyterapp.shell.currentWidget;
+                     const k = w.sessionContext.session && w.sessionContext.session.kernel;
+                     const code = w.content.widgets.map((c, i) => [i, c.model])
+                       .filter(([, m]) => m.type === 'code');
+                     return JSON.stringify({promise: window.__run && window.__run.state,
+                       kernel: k ? k.status + '/' + k.connectionStatus : 'none',
+                       running: code.filter(([, m]) => m.executionState === 'running')
+                                    .map(([i]) => i),
+                       unrun: code.filter(([, m]) => m.executionCount === null
+                                          && m.sharedModel.getSource().trim())
+                                  .map(([i]) => i)}); }""")
+        except Exception as exc:  # the page itself is gone
+            return f"(state unreadable: {exc})"
 
     def wait_idle(self, timeout_s: float) -> None:
         self.page.wait_for_timeout(300)

@@ -300,10 +300,10 @@ def test_every_explorer_shows_the_kernels_figure_after_every_control(browser, la
                     rows.append((call, name, "(disabled or single option)", None, None))
                     continue
                 ms, busy_ms = _settle(page, t0)
+                where, late_s = _agree(page, node, info["count"])
+                if late_s >= 0.5:  # quiet for SETTLE_MS yet a redraw still to come (CI, load)
+                    did += f"; the page caught up {late_s:.0f} s later"
                 rows.append((call, name, did, ms, busy_ms))
-                shown = page.page.evaluate(PAGE_DIGEST, node)
-                kernel = page.kernel_json(KERNEL_DIGEST % info["count"])
-                where = _diff(shown, kernel)
                 if where:
                     problems.append(f"{call} after {name} ({did}): figure{where}")
         served = page.page.evaluate(
@@ -314,6 +314,26 @@ def test_every_explorer_shows_the_kernels_figure_after_every_control(browser, la
         page.close()
     assert not problems, "\n".join(problems[:10])
     assert not page.blocked, f"the page tried to reach the network: {page.blocked[:3]}"
+
+
+def _agree(page: LabPage, node, count: int, timeout_s: float = 60) -> tuple[str | None, float]:
+    """Compare the figure shown with the kernel's until they agree or ``timeout_s`` passes.
+
+    Quiet for SETTLE_MS with the kernel idle is not proof that the last redraw has landed: in
+    CI under load the page once showed the previous trace when compared. A page that never
+    catches up within a minute is a real fault. Returns the last difference (None: they agree)
+    and the seconds it took to agree after the first comparison (about 0: at once).
+    """
+    start = time.monotonic()
+    while True:
+        where = _diff(page.page.evaluate(PAGE_DIGEST, node),
+                      page.kernel_json(KERNEL_DIGEST % count))
+        waited = time.monotonic() - start
+        if where is None:
+            return None, waited
+        if waited > timeout_s:
+            return where, 0.0
+        page.page.wait_for_timeout(1000)
 
 
 def _write_report(rows, sizes, kernel_path) -> None:
