@@ -227,6 +227,7 @@ def fill(path: str | os.PathLike, size: int, report: Callable[[str], None] | Non
         os.fsync(fd)  # the blocks and their extents are on the disk, the drive's cache flushed
         if not direct:  # the clean pages would answer fio's first reads: drop them
             os.posix_fadvise(fd, 0, size, os.POSIX_FADV_DONTNEED)
+        say(f"  written and flushed to the disk in {time.monotonic() - t0:.1f} s")
     finally:
         os.close(fd)
     buf.close()  # not in the finally: a failed write's traceback may still hold a view of it

@@ -108,8 +108,9 @@ def test_the_fill_reports_its_progress_by_tenths(tmp_path):
     path.touch()
     said: list[str] = []
     scratch.fill(path, 10 << 20, said.append, chunk=1 << 20)
-    assert "writing all 10 MiB" in said[0] and len(said) == 11
-    assert said[-1].lstrip().startswith("10 of 10 MiB written in") and "MB/s" in said[-1]
+    assert "writing all 10 MiB" in said[0] and len(said) == 12
+    assert said[-2].lstrip().startswith("10 of 10 MiB written in") and "MB/s" in said[-2]
+    assert "flushed" in said[-1]
 
 
 def test_a_failed_fill_leaves_nothing_behind(tmp_path, monkeypatch):
