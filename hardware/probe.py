@@ -18,6 +18,7 @@ a spinning platter. Kinds: ``hdd``, ``ssd``, ``virtual-disk``, ``ram-disk``,
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import re
@@ -232,13 +233,13 @@ def _loop_kind(disk: str, backing_file: str | None) -> tuple[str, dict | None]:
     if not backing_file:
         return "loop-unbound", None
     backing = None
-    try:
+    # The backing file may be gone (sysfs then names it with a " (deleted)" suffix) or in a
+    # directory we may not search; either way the mount lookup below still says what holds it.
+    with contextlib.suppress(OSError):
         st = os.stat(backing_file)
         bname = _sys.name_of_devno(st.st_dev)
         if bname and bname != disk:
             backing = _describe_block(bname, f"/dev/{bname}")
-    except OSError:
-        pass
     if backing is None:
         mount = _sys.mount_of_path(backing_file)
         fstype = mount["fstype"] if mount else ""

@@ -10,10 +10,23 @@ which has no block device of its own (its upper layer may itself be tmpfs).
 :func:`check_place` says what holds a directory (file-system type from
 ``/proc/self/mountinfo``, the block device from the directory's ``st_dev`` or
 the mount's source) and refuses a RAM-backed one; :func:`scratch_file` makes
-a new sparse file named ``disklab-<job>-scratch-<pid>.img`` there (never an
-existing file: :func:`hardware.safety.check_target`), tries one ``O_DIRECT``
-read of it and removes it afterwards. Only where ``O_DIRECT`` is refused does
-the caller fall back to buffered I/O, with the caveat it is given.
+a new file named ``disklab-<job>-scratch-<pid>.img`` there (never an existing
+file: :func:`hardware.safety.check_target`), writes every block of it
+(:func:`fill`), tries one ``O_DIRECT`` read of it and removes it afterwards.
+Only where ``O_DIRECT`` is refused does the caller fall back to buffered I/O,
+with the caveat it is given.
+
+Why every block is written: a read of a hole in a sparse file, and of an
+extent that ``fallocate`` reserved but nobody wrote (ext4's and xfs's
+"unwritten" extents), is answered with zeros by the file system without any
+disk I/O, so its time is not a disk's. The data is random, each 4 KiB block
+stamped with its offset, because a file system that compresses (btrfs, ZFS)
+or deduplicates would otherwise store zeros or repeats as next to nothing.
+
+Even filled, the file is not one stretch of the disk: the file system chose
+where each extent went, so an offset in the file is not a distance on the
+disk, and a seek between two offsets may be longer or shorter than their
+difference.
 """
 
 from __future__ import annotations
@@ -23,20 +36,25 @@ import errno
 import mmap
 import os
 import stat
-from collections.abc import Iterator
+import struct
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import _sys, probe
 from .safety import Refused, check_target
+from .units import MB
 
-__all__ = ["LAYERED_FILESYSTEMS", "RAM_FILESYSTEMS", "Place", "Scratch", "check_place",
-           "direct_io_works", "scratch_file"]
+__all__ = ["FILL_CHUNK", "LAYERED_FILESYSTEMS", "RAM_FILESYSTEMS", "Place", "Scratch",
+           "check_place", "direct_io_works", "fill", "scratch_file"]
 
 RAM_FILESYSTEMS = frozenset({"tmpfs", "ramfs"})
 LAYERED_FILESYSTEMS = frozenset({"overlay", "aufs", "fuse-overlayfs", "9p", "virtiofs",
                                  "nfs", "nfs4", "cifs", "smb3"})
 RAM_KINDS = frozenset({"ram-disk", "loop-on-ram"})
+ALIGN = 4096  # O_DIRECT wants offsets, lengths and buffers aligned to the logical block (<= 4 KiB)
+FILL_CHUNK = 8 << 20  # bytes per write of the fill: large, so the fill runs at the disk's rate
 
 
 @dataclass
@@ -52,12 +70,25 @@ class Place:
 
 @dataclass
 class Scratch:
-    """A scratch file made by :func:`scratch_file`: where, and whether O_DIRECT works on it."""
+    """A scratch file made by :func:`scratch_file`: where, its size (all written), O_DIRECT or not."""
 
     path: Path
     place: Place
     direct: bool
+    size: int  # bytes, every one of them written by fill(); jobs must stay below it
     caveats: list[str] = field(default_factory=list)
+
+    def fio_args(self) -> list[str]:
+        """fio options that keep a job on this file's written bytes, O_DIRECT where it works.
+
+        ``--size`` and ``--offset=0`` bound the offsets fio picks to the
+        filled region; ``--allow_file_create=0`` makes fio fail rather than
+        create a file if this one is gone. fio splits ``--filename`` at ``:``,
+        so a colon in the path is escaped as fio's documentation says.
+        """
+        name = str(self.path).replace(":", "\\:")
+        return [f"--filename={name}", f"--size={self.size}", "--offset=0",
+                f"--direct={int(self.direct)}", "--allow_file_create=0"]
 
 
 def _device_of(directory: str, mount: dict | None) -> dict | None:
@@ -134,20 +165,93 @@ def direct_io_works(path: str | os.PathLike, block: int = 4096) -> bool:
         os.close(fd)
 
 
+def _open_for_fill(path: Path) -> tuple[int, bool]:
+    """An fd open for writing ``path`` (never creating it) and whether it is O_DIRECT."""
+    try:
+        return os.open(path, os.O_WRONLY | os.O_DIRECT), True
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.EOPNOTSUPP):
+            raise
+    return os.open(path, os.O_WRONLY), False
+
+
+def _stamp(buf: mmap.mmap, offset: int, length: int) -> None:
+    """Write each 4 KiB block's file offset into its first 8 bytes, so no two blocks are equal."""
+    for at in range(0, length, ALIGN):
+        struct.pack_into("<Q", buf, at, offset + at)
+
+
+def fill(path: str | os.PathLike, size: int, report: Callable[[str], None] | None = None,
+         chunk: int = FILL_CHUNK) -> bool:
+    """Write all ``size`` bytes of the existing file ``path``, in order, ``chunk`` bytes a write.
+
+    O_DIRECT where the file system allows it, else buffered and then fsync'ed
+    and dropped from the page cache. The data is random with each 4 KiB block
+    stamped with its offset (see the module's docstring for why). ``report``
+    (e.g. ``print``) hears the progress about every tenth. Returns whether
+    the writes were O_DIRECT. Raises Refused when the file system fills up.
+    """
+    if size <= 0 or size % ALIGN or chunk % ALIGN:
+        raise ValueError(f"size ({size}) and chunk ({chunk}) must be positive multiples of {ALIGN}")
+    fd, direct = _open_for_fill(Path(path))
+    buf = mmap.mmap(-1, chunk)  # page-aligned, as O_DIRECT wants
+    buf[:] = os.urandom(chunk)
+    say = report or (lambda _msg: None)
+    say(f"writing all {size >> 20:,} MiB of {path} once, so that fio's reads reach the disk "
+        f"({'O_DIRECT' if direct else 'buffered: O_DIRECT refused'}, {chunk >> 20} MiB a write)")
+    t0, next_tenth, off = time.monotonic(), 1, 0
+    try:
+        while off < size:
+            n = min(chunk, size - off)
+            _stamp(buf, off, n)
+            try:
+                written = os.pwritev(fd, [memoryview(buf)[:n]], off)
+            except OSError as exc:
+                if exc.errno == errno.ENOSPC:
+                    raise Refused(f"the file system holding {path} filled up after "
+                                  f"{off >> 20:,} MiB of {size >> 20:,}",
+                                  "free some space or name another directory") from exc
+                if direct and off == 0 and exc.errno in (errno.EINVAL, errno.EOPNOTSUPP):
+                    os.close(fd)  # opened O_DIRECT but refuses its writes (some FUSE)
+                    fd, direct = os.open(path, os.O_WRONLY), False
+                    continue
+                raise
+            if written <= 0:
+                raise OSError(errno.EIO, f"a write to {path} at {off} wrote nothing")
+            off += written
+            if off * 10 >= next_tenth * size:
+                dt = time.monotonic() - t0
+                say(f"  {off >> 20:,} of {size >> 20:,} MiB written in {dt:.1f} s "
+                    f"({off / MB / max(dt, 1e-9):,.0f} MB/s)")
+                next_tenth = off * 10 // size + 1
+        os.fsync(fd)  # the blocks and their extents are on the disk, the drive's cache flushed
+        if not direct:  # the clean pages would answer fio's first reads: drop them
+            os.posix_fadvise(fd, 0, size, os.POSIX_FADV_DONTNEED)
+        say(f"  written and flushed to the disk in {time.monotonic() - t0:.1f} s")
+    finally:
+        os.close(fd)
+    buf.close()  # not in the finally: a failed write's traceback may still hold a view of it
+    return direct
+
+
 @contextlib.contextmanager
 def scratch_file(directory: str | os.PathLike | None, job: str, size: int,
-                 need_bytes: int = 0) -> Iterator[Scratch]:
-    """A new sparse scratch file of ``size`` bytes in ``directory`` (None: the current one).
+                 need_bytes: int = 0,
+                 report: Callable[[str], None] | None = None) -> Iterator[Scratch]:
+    """A new scratch file of ``size`` bytes, all written, in ``directory`` (None: the current one).
 
-    Yields a :class:`Scratch`; the file is removed afterwards. Raises Refused
-    as :func:`check_place` does, or when the file already exists.
+    Yields a :class:`Scratch`; the file is removed afterwards, also when the
+    fill fails or is interrupted. ``need_bytes`` is what the run may add
+    beyond the file; ``report`` hears the fill's progress (:func:`fill`).
+    Raises Refused as :func:`check_place` does, or when the file already exists.
     """
-    place = check_place(directory if directory is not None else os.getcwd(), need_bytes)
+    place = check_place(directory if directory is not None else os.getcwd(), size + need_bytes)
     path = Path(place.directory) / f"disklab-{job}-scratch-{os.getpid()}.img"
     check_target(path, job=job, writes=True, kinds=("file",))  # a new file only
-    with open(path, "xb") as fh:
-        fh.truncate(size)  # sparse: takes no space until written
+    with open(path, "xb"):  # "x": fails if the file appeared since the check; never reused
+        pass
     try:
+        fill(path, size, report)
         direct = direct_io_works(path)
         caveats = list(place.caveats)
         if not direct:
@@ -155,6 +259,6 @@ def scratch_file(directory: str | os.PathLike | None, job: str, size: int,
                            "so fio ran buffered (direct=0): the page cache absorbs writes and "
                            "serves re-reads, so fio's times are not the disk's (what fio issued "
                            "is the same)")
-        yield Scratch(path, place, direct, caveats)
+        yield Scratch(path, place, direct, size, caveats)
     finally:
         path.unlink(missing_ok=True)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
+import subprocess
+import tempfile
 
 import pytest
 
@@ -52,14 +55,100 @@ def test_a_ram_disk_under_the_directory_is_refused(tmp_path, monkeypatch):
         scratch.check_place(tmp_path)
 
 
-def test_scratch_file_is_new_named_as_scratch_and_removed(tmp_path):
-    with scratch.scratch_file(tmp_path, "lab4", 16 << 30) as s:
+def _holes_or_skip(directory) -> None:
+    """Skip unless the file system under ``directory`` reports holes (SEEK_HOLE on a sparse file)."""
+    fd, probe = tempfile.mkstemp(dir=directory)
+    try:
+        os.ftruncate(fd, 1 << 20)
+        reports = os.lseek(fd, 0, os.SEEK_HOLE) == 0
+    except OSError as exc:
+        reports, why = False, str(exc)
+    else:
+        why = "SEEK_HOLE on a new 1 MiB sparse file says it is all data"
+    finally:
+        os.close(fd)
+        os.unlink(probe)
+    if not reports:
+        pytest.skip(f"the file system under {directory} cannot report holes ({why})")
+
+
+def _assert_all_written(path, size: int) -> None:
+    st = path.stat()
+    assert st.st_size == size and st.st_blocks * 512 >= size
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert os.lseek(fd, 0, os.SEEK_HOLE) == size  # no hole before the end of the file
+    finally:
+        os.close(fd)
+
+
+def test_scratch_file_is_new_named_as_scratch_written_and_removed(tmp_path):
+    _holes_or_skip(tmp_path)
+    size = 12 << 20  # one full 8 MiB write and a shorter last one
+    with scratch.scratch_file(tmp_path, "lab4", size) as s:
         assert s.path.parent == tmp_path and s.path.name.startswith("disklab-lab4-scratch-")
-        st = s.path.stat()
-        assert st.st_size == 16 << 30 and st.st_blocks * 512 < 1 << 20  # sparse
+        _assert_all_written(s.path, size)
+        assert s.size == size
         if s.place.fstype in ("ext4", "xfs", "btrfs"):
             assert s.direct and s.place.device and not s.caveats
     assert not s.path.exists()
+
+
+def test_the_fill_is_random_and_every_block_differs(tmp_path):
+    size = 3 << 20
+    with scratch.scratch_file(tmp_path, "lab4", size) as s:
+        data = s.path.read_bytes()
+    blocks = [data[at:at + 4096] for at in range(0, size, 4096)]
+    assert [int.from_bytes(b[:8], "little") for b in blocks] == list(range(0, size, 4096))
+    assert len(set(blocks)) == len(blocks) and len(set(data[8:4096])) > 200  # not zeros
+
+
+def test_the_fill_reports_its_progress_by_tenths(tmp_path):
+    path = tmp_path / "f.img"
+    path.touch()
+    said: list[str] = []
+    scratch.fill(path, 10 << 20, said.append, chunk=1 << 20)
+    assert "writing all 10 MiB" in said[0] and len(said) == 12
+    assert said[-2].lstrip().startswith("10 of 10 MiB written in") and "MB/s" in said[-2]
+    assert "flushed" in said[-1]
+
+
+def test_a_failed_fill_leaves_nothing_behind(tmp_path, monkeypatch):
+    def full(fd, bufs, off):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "pwritev", full)
+    with pytest.raises(Refused, match="filled up after 0 MiB"), \
+            scratch.scratch_file(tmp_path, "lab4", 1 << 20):
+        pass
+    with pytest.raises(ValueError, match="multiples of 4096"), \
+            scratch.scratch_file(tmp_path, "lab4", 1000):
+        pass
+    assert not list(tmp_path.iterdir())
+
+
+def test_fio_args_keep_the_job_on_the_written_bytes(tmp_path):
+    s = scratch.Scratch(tmp_path / "a:b.img", scratch.check_place(tmp_path), False, 8 << 20)
+    assert s.fio_args() == [f"--filename={tmp_path}/a\\:b.img", f"--size={8 << 20}",
+                            "--offset=0", "--direct=0", "--allow_file_create=0"]
+
+
+def test_a_zipf_fio_job_stays_inside_the_written_region(tmp_path):
+    fio = shutil.which("fio")
+    if fio is None:
+        pytest.skip("fio is not installed")
+    from simcore.traces import read_trace
+
+    log = tmp_path / "run.iolog"
+    with scratch.scratch_file(tmp_path, "lab4", 16 << 20) as s:
+        run = subprocess.run([fio, "--name=t", *s.fio_args(), "--rw=randrw", "--bs=8k",
+                              "--rwmixread=60", "--random_distribution=zipf:1.2",
+                              "--number_ios=400", "--randseed=7", f"--write_iolog={log}"],
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        assert s.path.stat().st_size == s.size  # fio neither grew nor laid out the file
+    reqs = read_trace(log, "fio").requests
+    assert len(reqs) >= 400 and max((r.lba + r.sectors) * 512 for r in reqs) <= 16 << 20
 
 
 def test_an_existing_file_is_never_reused(tmp_path):
@@ -81,6 +170,7 @@ def test_refused_o_direct_falls_back_with_a_caveat(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "open", no_direct)
     with scratch.scratch_file(tmp_path, "lab4", 1 << 20) as s:
         assert not s.direct
+        assert s.path.stat().st_blocks * 512 >= 1 << 20  # written all the same, buffered
         assert any("refused O_DIRECT" in c and "direct=0" in c and str(s.path) in c
                    for c in s.caveats)
 
