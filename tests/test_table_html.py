@@ -84,3 +84,21 @@ def test_numbers_with_units_read_as_numbers_and_text_does_not():
         assert is_number(text), text
     for text in ("yes", "seed 000 Table 7", ">= 80, if not", "2026-11-27", "0.5 / 0.3", "True"):
         assert not is_number(text), text
+
+
+def test_the_build_table_says_succeeded_in_words():
+    """myst-nb marks a chapter that ran with an emoji, an empty box without an emoji font."""
+    import disklab_sphinx
+    from myst_nb.ext.execution_tables import make_stat_table
+
+    class _App:
+        def connect(self, *args, **kwargs):
+            pass
+
+    disklab_sphinx.setup(_App())
+    run = {"mtime": 0, "method": "force", "runtime": 1.2, "error": None}
+    table = make_stat_table("book/status", {"book/a": {"exec_data": {**run, "succeeded": True}},
+                                            "book/b": {"exec_data": {**run, "succeeded": False}}})
+    words = table.astext().split()
+    assert "succeeded" in words and "failed" in words
+    assert not any(ord(ch) > 0x2000 for ch in table.astext())
