@@ -63,6 +63,8 @@ def test_a_record_a_column_aligns_its_numeric_rows():
     frame = pd.DataFrame({"op": ["R", "W"], "lba": [10617384, 3273000]}).T
     out = tidy(frame._repr_html_())
     assert _cells(out) == [("R", False), ("W", False), ("10617384", True), ("3273000", True)]
+    frame = pd.DataFrame({"op": ["R", "W"], "lba": [1, 2], "ms": [0.5, 1.5]}).T  # 2 of 3 rows
+    assert re.search(r'<th class="dl-num">0</th>', tidy(frame._repr_html_()))
 
 
 def test_a_styler_table_is_tidied_too():

@@ -102,7 +102,7 @@ def _merge_index_names(head: list[list[_Cell]]) -> None:
 def _align(head: list[list[_Cell]], body: list[list[_Cell]]) -> None:
     """Numbers right, text left: a column whose every cell is a number (or a dash) is marked
     ``dl-num``, header included; in a table of two columns or more so is a row of numbers (a
-    frame turned on its side, one record a column)."""
+    frame turned on its side, one record a column), and a header over mostly such rows."""
     data = [[c for c in row if c.tag == "td"] for row in body]
     width = len(data[0]) if data else 0
     if not width or any(len(row) != width for row in data):
@@ -113,11 +113,15 @@ def _align(head: list[list[_Cell]], body: list[list[_Cell]]) -> None:
         return bool(filled) and all(is_number(t) for t in filled)
 
     columns = [numeric([row[j] for row in data]) for j in range(width)]
+    right = [0] * width
     for row in data:
         whole_row = width > 1 and numeric(row)
         for j, cell in enumerate(row):
             if columns[j] or whole_row:
                 cell.add_class("dl-num")
+                right[j] += 1
+    # a header goes right over a column of numbers, or over one mostly right-aligned by its rows
+    columns = [c or 2 * n > len(data) for c, n in zip(columns, right, strict=True)]
     # the lowest header row that names the columns (not a row of the index's names under it)
     labels = [row for row in head if len(row) >= width and not any(c.spans for c in row)
               and any(c.text for c in row[len(row) - width:])]
