@@ -6,12 +6,16 @@ browser reports a redeclaration error. Keep only the first copy of each script.
 
 sphinxcontrib-bibtex's author-year style writes "Gray [2000]"; the book's style is
 "Gray (2000)", so a round-bracket variant is registered as ``author_year_round``.
+
+myst-nb's build table (``{nb-exec-table}``, on the status page) marks a chapter that ran with the
+emoji U+2705, an empty box on a machine without an emoji font: it says "succeeded" or "failed".
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from myst_nb.ext import execution_tables
 from sphinxcontrib.bibtex.plugin import register_plugin
 from sphinxcontrib.bibtex.style.referencing import BracketStyle
 from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
@@ -51,7 +55,13 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
     scripts[:] = unique  # in place: later handlers and the template see the same list
 
 
+def _outcome(succeeded: object) -> str:
+    return "succeeded" if succeeded is True else "failed"
+
+
 def setup(app):
+    # the table's cells are made by this mapping (myst_nb.ext.execution_tables.make_stat_table)
+    execution_tables._key2transform["succeeded"] = _outcome
     # late: the extensions add their page scripts first (filename None or '' for inline ones)
     app.connect("html-page-context", _dedupe_scripts, priority=999)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -14,8 +14,9 @@ DataFrames, so this one mirrors ``{glue:figure}``::
     What the table shows, and what to look at in it.
     ```
 
-The glued output is rendered exactly as myst-nb renders it anywhere else (a DataFrame's own
-HTML), inside a :class:`captioned_table` node whose caption comes first, as a table's does.
+The glued output is rendered as myst-nb renders it anywhere else (a DataFrame's own HTML,
+tidied by :mod:`frame_html`: the index's name in the corner, numbers right-aligned), inside a
+:class:`captioned_table` node whose caption comes first, as a table's does.
 The node is registered as an enumerable node of Sphinx's ``table`` type, so it shares the
 numbering of Markdown ``{table}`` directives ("Table 3.2", per chapter like figures) and
 ``{numref}`` resolves to it.
@@ -23,10 +24,12 @@ numbering of Markdown ``{table}`` directives ("Table 3.2", per chapter like figu
 
 from __future__ import annotations
 
+import dataclasses
 from typing import ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives as spec
+from frame_html import tidy  # book/_ext is on the path, as Sphinx loads this extension from it
 from myst_nb.core.variables import RetrievalError, render_variable_outputs
 from myst_nb.ext.glue.utils import glue_warning, retrieve_glue_data
 from myst_nb.ext.utils import DirectiveBase
@@ -75,6 +78,9 @@ class PasteTableDirective(DirectiveBase):
         table += caption
         # cell_output: the theme styles a DataFrame there as it does in a cell's output
         body = nodes.container("", classes=["cell_output", "dl-table-body"])
+        if isinstance(data.data.get("text/html"), str):  # a DataFrame's HTML, tidied
+            data = dataclasses.replace(data, data={**data.data,
+                                                   "text/html": tidy(data.data["text/html"])})
         body += render_variable_outputs([data], self.document, self.line, self.source)
         table += body
         return [table]
