@@ -57,6 +57,9 @@ def show(fig: go.Figure, div_id: str, height: int | None = None):
 
     from IPython.display import HTML
 
+    from .layout import fit_layout
+
+    fit_layout(fig)
     if os.environ.get("DISKLAB_BOOK") != "1":
         return fig
     html = fig.to_html(include_plotlyjs=False, full_html=False, div_id=div_id, auto_play=False,

@@ -25,14 +25,15 @@ def durability_figure(rows: Mapping[str, Mapping[str, dict]],
     Right: latency per commit against writes per fsync (group commit), one line per setting."""
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
                         subplot_titles=("one 4 KiB write per commit",
-                                        "random 4 KiB writes, several per commit"))
+                                        "random 4 KiB writes, group commit"))
     patterns = list(next(iter(rows.values())))
     for k, (setting, by_pattern) in enumerate(rows.items()):
         fig.add_trace(go.Bar(
             x=patterns, y=[by_pattern[p]["mean_ms"] for p in patterns], name=setting,
             marker_color=SETTING_COLORS.get(setting, COLORS[k % len(COLORS)]),
             legendgroup=setting,
-            text=[f"{by_pattern[p]['mean_ms']:.2f}" for p in patterns], textposition="outside",
+            text=[f"{by_pattern[p]['mean_ms']:.2g}" for p in patterns], textposition="outside",
+            textfont=dict(size=10), cliponaxis=False,
             hovertemplate=f"{setting}, %{{x}}: %{{y:.2f}} ms per commit<extra></extra>"),
             row=1, col=1)
     for k, (setting, pts) in enumerate(group.items()):
@@ -44,8 +45,7 @@ def durability_figure(rows: Mapping[str, Mapping[str, dict]],
             row=1, col=2)
     apply_theme(fig, height=470)
     legend_below(fig, rows=1)
-    fig.update_layout(barmode="group", title="What a durable commit costs on each setting",
-                      margin=dict(t=90))
+    fig.update_layout(barmode="group", title="What a durable commit costs on each setting")
     fig.update_yaxes(title="mean commit latency (ms)", type="log", row=1, col=1)
     fig.update_yaxes(title="mean commit latency (ms)", rangemode="tozero", row=1, col=2)
     fig.update_xaxes(title="writes per fsync", type="log", tickvals=[1, 2, 4, 8, 16, 32],
