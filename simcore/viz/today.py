@@ -23,7 +23,7 @@ def durability_figure(rows: Mapping[str, Mapping[str, dict]],
                       group: Mapping[str, Sequence[dict]]) -> go.Figure:
     """Left: commit latency per setting for a log append and a random write (bars, log axis).
     Right: latency per commit against writes per fsync (group commit), one line per setting."""
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.15,
                         subplot_titles=("one 4 KiB write per commit",
                                         "random 4 KiB writes, group commit"))
     patterns = list(next(iter(rows.values())))
