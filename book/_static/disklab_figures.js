@@ -6,7 +6,9 @@
   "use strict";
   var NARROW = 520, PAD = 10, LINE = 1.3, GAP = 6;
 
-  function wrap(text, n) {
+  /* break text into lines of at most n characters; keep: keep the breaks it already has */
+  function wrap(text, n, keep) {
+    if (keep) return String(text || "").split(/<br\s*\/?>/i).map(function (t) { return wrap(t, n); }).join("<br>");
     var words = String(text || "").replace(/<br\s*\/?>/gi, " ").split(/\s+/), lines = [], cur = "";
     words.forEach(function (w) {
       if (cur && (cur + " " + w).length > n) { lines.push(cur); cur = w; } else { cur = cur ? cur + " " + w : w; }
@@ -77,7 +79,7 @@
     anns.forEach(function (an, i) {
       u["annotations[" + i + "].font.size"] = 11;
       if (tops.indexOf(an) < 0 || !an.text) return;
-      var col = (w - u["margin.l"] - u["margin.r"]) / tops.length, t = wrap(an.text, Math.max(12, Math.floor(col / 6.2)));
+      var col = (w - u["margin.l"] - u["margin.r"]) / tops.length, t = wrap(an.text, Math.max(12, Math.floor(col / 6.2)), true);
       s["annotations[" + i + "].text"] = s["annotations[" + i + "].text"] || an.text;
       u["annotations[" + i + "].text"] = t;
       extra = Math.max(extra, 14 * (lines(t) - 1));

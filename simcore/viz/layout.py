@@ -90,21 +90,24 @@ def _shows_legend(fig: go.Figure) -> bool:
 
 
 def _legend_rows(fig: go.Figure, width: int = 600) -> int:
-    """How many rows a horizontal legend takes across ``width`` px (an estimate)."""
-    rows, used = 1, 0
-    for t in fig.data:
-        if t.showlegend is False or not t.name:
-            continue
-        w = 40 + 7 * len(str(t.name))
-        if used and used + w > width:
-            rows, used = rows + 1, 0
-        used += w
-    return rows
+    """How many rows a horizontal legend takes across ``width`` px (an estimate).
+
+    Entries that do not fit in one row go into a grid of equal columns, as wide as the
+    widest entry (or ``legend.entrywidth`` as a fraction).
+    """
+    widths = [40 + 7 * len(str(t.name)) for t in fig.data if t.showlegend is not False and t.name]
+    if not widths or sum(widths) <= width:
+        return 1
+    leg = fig.layout.legend
+    column = (leg.entrywidth * width if leg.entrywidth and leg.entrywidthmode == "fraction"
+              else max(widths))
+    return math.ceil(len(widths) / max(1, int(width // column)))
 
 
-def _top_subplot_titles(fig: go.Figure) -> bool:
-    return any(a.yref == "paper" and (a.y or 0) >= 1 and a.yanchor == "bottom"
-               for a in fig.layout.annotations or ())
+def _top_subplot_titles(fig: go.Figure) -> int:
+    """Lines of the tallest annotation standing on the plot's top edge (subplot titles); 0: none."""
+    return max((str(a.text or "").count("<br>") + 1 for a in fig.layout.annotations or ()
+                if a.yref == "paper" and (a.y or 0) >= 1 and a.yanchor == "bottom"), default=0)
 
 
 def fit_layout(fig: go.Figure) -> go.Figure:
@@ -120,9 +123,13 @@ def fit_layout(fig: go.Figure) -> go.Figure:
     height = lay.height or 420
     text = lay.title.text if lay.title else None
     lines = 0
+    for frame in fig.frames or ():  # a slider may show a new title with each frame
+        if frame.layout is not None and frame.layout.title.text:
+            frame.layout.title.text = wrap_title(frame.layout.title.text)
+            lines = max(lines, frame.layout.title.text.count("<br>") + 1)
     if text:
         text = wrap_title(text)
-        lines = text.count("<br>") + 1
+        lines = max(lines, text.count("<br>") + 1)
         size = (lay.title.font.size if lay.title.font and lay.title.font.size else TITLE_SIZE)
         title_px = TITLE_PAD + LINE * size * lines
         # plotly centres the lines of a wrapped title on its anchor, so anchor the middle
@@ -139,7 +146,8 @@ def fit_layout(fig: go.Figure) -> go.Figure:
     if leg.yref in (None, "paper") and leg.y is not None and leg.y < 0 and leg.yanchor == "top":
         # an older "legend below" (paper units) lands on the axis title at some heights
         leg.update(yref="container", y=0, yanchor="bottom")
-    subtitles = SUBPLOT_TITLE if _top_subplot_titles(fig) else 0
+    sub_lines = _top_subplot_titles(fig)
+    subtitles = SUBPLOT_TITLE + 17 * (sub_lines - 1) if sub_lines else 0
     if on_top:
         leg.update(yref="container", y=1 - top / height, yanchor="top")
         top += 21 * _legend_rows(fig) + 4
