@@ -146,6 +146,9 @@ def fit_layout(fig: go.Figure) -> go.Figure:
     if leg.yref in (None, "paper") and leg.y is not None and leg.y < 0 and leg.yanchor == "top":
         # an older "legend below" (paper units) lands on the axis title at some heights
         leg.update(yref="container", y=0, yanchor="bottom")
+    for a in lay.annotations or ():  # make_subplots' 16 px titles crowd a half-width plot
+        if a.yref == "paper" and (a.y or 0) >= 1 and a.yanchor == "bottom" and a.font.size == 16:
+            a.font.size = 14
     sub_lines = _top_subplot_titles(fig)
     subtitles = SUBPLOT_TITLE + 17 * (sub_lines - 1) if sub_lines else 0
     if on_top:

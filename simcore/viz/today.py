@@ -126,9 +126,9 @@ def ssd_figure(distance_gib: Sequence[float], hdd_ms: Sequence[float], ssd_ms: f
                wa: Mapping[str, dict]) -> go.Figure:
     """Left: a 4 KiB read's time against how far it is from the previous one, disk and SSD.
     Right: write amplification against over-provisioning, simulated and analytic."""
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.15,
                         subplot_titles=("a read: does distance matter?",
-                                        "write amplification under random writes"))
+                                        "write amplification, random writes"))
     fig.add_trace(go.Scatter(x=list(distance_gib), y=list(hdd_ms), mode="lines", name="disk",
                              line=dict(color=COLORS[0], width=3),
                              hovertemplate="disk, %{x:.0f} GiB away: %{y:.2f} ms<extra></extra>"),
@@ -154,7 +154,6 @@ def ssd_figure(distance_gib: Sequence[float], hdd_ms: Sequence[float], ssd_ms: f
                             "SSD's own cost", margin=dict(t=90))
     fig.update_xaxes(title="distance from the previous read (GiB)", row=1, col=1)
     fig.update_yaxes(title="service time (ms)", type="log", row=1, col=1)
-    fig.update_xaxes(title="over-provisioning (spare / user capacity, %)", type="log", row=1,
-                     col=2)
+    fig.update_xaxes(title="over-provisioning (spare / user, %)", type="log", row=1, col=2)
     fig.update_yaxes(title="flash writes per host write", type="log", row=1, col=2)
     return fig
