@@ -4,7 +4,7 @@
    only adapts it below NARROW px and restores it when the figure is wide again. */
 (function () {
   "use strict";
-  var NARROW = 520, PAD = 10, LINE = 1.3, GAP = 6;
+  var NARROW = 560, PAD = 10, LINE = 1.3, GAP = 6;
 
   /* break text into lines of at most n characters; keep: keep the breaks it already has */
   function wrap(text, n, keep) {
@@ -42,6 +42,11 @@
       s["annotations[" + i + "].font.size"] = (an.font && an.font.size) || null;
     });
     Object.keys(s).forEach(function (k) { if (s[k] === undefined) delete s[k]; });
+    (lay.sliders || []).forEach(function (sl, i) {
+      s["sliders[" + i + "].x"] = sl.x == null ? 0 : sl.x;
+      s["sliders[" + i + "].len"] = sl.len == null ? 1 : sl.len;
+      s["sliders[" + i + "].font.size"] = (sl.font && sl.font.size) || null;
+    });
     return s;
   }
 
@@ -85,6 +90,19 @@
       extra = Math.max(extra, 14 * (lines(t) - 1));
     });
     if (u["margin.t"] != null) u["margin.t"] += extra;
+    /* slider end labels: centred on the end steps, they must not run off a narrow figure */
+    var plotW = Math.max(100, w - u["margin.l"] - u["margin.r"]);
+    (lay.sliders || []).forEach(function (sl, i) {
+      var steps = sl.steps || [], x0 = s["sliders[" + i + "].x"], x1 = x0 + s["sliders[" + i + "].len"];
+      if (!steps.length) return;
+      var half = function (st) { return 3.2 * String(st.label || "").length; };
+      var left = Math.max(0, half(steps[0]) - 15 - u["margin.l"] + 6) / plotW;
+      var right = Math.max(0, half(steps[steps.length - 1]) - 15 - u["margin.r"] + 6) / plotW;
+      x0 = Math.max(x0, left); x1 = Math.min(x1, 1 - right);
+      u["sliders[" + i + "].x"] = x0;
+      u["sliders[" + i + "].len"] = Math.max(0.3, x1 - x0);
+      u["sliders[" + i + "].font.size"] = 10;
+    });
     return u;
   }
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 import plotly.graph_objects as go
 
 TITLE_SIZE = 17      # px, the title font (theme.apply_theme sets the same)
-TITLE_CHARS = 66     # wrap the title after about this many characters (a 690 px wide figure)
+TITLE_CHARS = 72     # wrap the title after about this many characters (a 690 px wide figure)
 TITLE_PAD = 10       # px above the title
 LINE = 1.3           # line height of a wrapped title, in font sizes
 GAP = 6              # px between the title and a legend under it
@@ -178,8 +178,8 @@ def _inset_sliders(fig: go.Figure, width: int = 600) -> None:
         x0 = slider.x if slider.x is not None else 0
         x1 = x0 + (slider.len if slider.len is not None else 1)
         # the end labels are centred on the end steps, which sit about 15 px inside the track
-        left = max(0.0, 3.7 * len(labels[0]) - 15 - margin_l + 4) / width
-        right = max(0.0, 3.7 * len(labels[-1]) - 15 - margin_r + 4) / width
+        left = max(0.0, 4.2 * len(labels[0]) - 15 - margin_l + 8) / width
+        right = max(0.0, 4.2 * len(labels[-1]) - 15 - margin_r + 8) / width
         if x0 < left or x1 > 1 - right:
             x0, x1 = max(x0, left), min(x1, 1 - right)
             slider.update(x=x0, len=x1 - x0)
