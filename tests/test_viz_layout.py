@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from simcore.viz import apply_theme, frames_figure
+from simcore.viz import apply_theme, frames_figure, legend_below
 from simcore.viz.layout import fit_layout, tidy_log_axes, wrap_title
 
 
@@ -74,3 +74,12 @@ def test_slider_end_labels_stay_inside_the_figure():
 def test_wrap_title_keeps_short_and_prewrapped_titles():
     assert wrap_title("Short") == "Short"
     assert wrap_title("a<br>b" * 40) == "a<br>b" * 40
+
+
+def test_a_bottom_legend_gets_a_row_of_margin_per_row_it_takes():
+    fig = go.Figure([go.Scatter(y=[1, 2], name=f"a long trace name, number {i} of seven, with detail")
+                     for i in range(7)])
+    apply_theme(fig)
+    fig.update_xaxes(title="x")
+    legend_below(fig, rows=1)
+    assert fit_layout(fig).layout.margin.b >= 72 + 21 * 7

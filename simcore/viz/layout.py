@@ -146,6 +146,10 @@ def fit_layout(fig: go.Figure) -> go.Figure:
     if leg.yref in (None, "paper") and leg.y is not None and leg.y < 0 and leg.yanchor == "top":
         # an older "legend below" (paper units) lands on the axis title at some heights
         leg.update(yref="container", y=0, yanchor="bottom")
+    if (_shows_legend(fig) and leg.yref == "container" and leg.yanchor == "bottom"
+            and (leg.y or 0) < 0.5):
+        # room under the x-axis title for as many rows as the legend will take
+        lay.margin.b = max(lay.margin.b or 0, 72 + 21 * _legend_rows(fig))
     for a in lay.annotations or ():  # make_subplots' 16 px titles crowd a half-width plot
         if a.yref == "paper" and (a.y or 0) >= 1 and a.yanchor == "bottom" and a.font.size == 16:
             a.font.size = 14
