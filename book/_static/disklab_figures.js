@@ -33,6 +33,10 @@
     s["title.y"] = lay.title && lay.title.y;
     s["legend.y"] = leg.y;
     s["legend.font.size"] = (leg.font && leg.font.size) || null;
+    if (leg.entrywidth != null) {
+      s["legend.entrywidth"] = leg.entrywidth;
+      s["legend.entrywidthmode"] = leg.entrywidthmode || "pixels";
+    }
     ["t", "b", "l", "r"].forEach(function (k) { s["margin." + k] = m[k]; });
     axes(lay).forEach(function (a) {
       var t = lay[a].title;
@@ -69,6 +73,10 @@
       u["legend.y"] = 1 - ((text ? newPx + GAP : 8)) / h;
     }
     u["legend.font.size"] = 10;
+    if (leg.entrywidth != null) {  /* columns of a set width are too narrow here: size by text */
+      u["legend.entrywidth"] = 0;
+      u["legend.entrywidthmode"] = "pixels";
+    }
     if (s["margin.t"] != null) u["margin.t"] = Math.max(16, s["margin.t"] - oldPx + newPx);
     axes(lay).forEach(function (a) {
       var t = s[a + ".title.text"];

@@ -305,7 +305,7 @@ def detective_figure(steps: Sequence, starts: Sequence[int], truth: Sequence[int
                        name="jump threshold", line=dict(color=MAXLINE, dash="dot")),
             go.Scatter(x=[b for b in truth if lo <= b <= hi for _ in (0, 1, 2)],
                        y=[v for b in truth if lo <= b <= hi for v in (-0.1 * ymax, ymax, None)],
-                       mode="lines", name="true track starts (hidden from the detective)",
+                       mode="lines", name="true starts (the detective cannot see)",
                        line=dict(color="#cccccc", width=1)),
             go.Scatter(x=found[i], y=[-0.05 * ymax] * len(found[i]), mode="markers",
                        name="track starts found", marker=dict(symbol="triangle-up", size=13,
