@@ -83,3 +83,14 @@ def test_a_bottom_legend_gets_a_row_of_margin_per_row_it_takes():
     fig.update_xaxes(title="x")
     legend_below(fig, rows=1)
     assert fit_layout(fig).layout.margin.b >= 72 + 21 * 7
+
+
+def test_numpy_and_typed_array_data_count_for_the_span():
+    import numpy as np
+
+    fig = go.Figure(go.Scatter(x=np.geomspace(1.5, 1e5, 50), y=np.linspace(0, 1, 50)))
+    fig.update_xaxes(type="log")
+    assert tidy_log_axes(fig).layout.xaxis.dtick == 1
+    again = go.Figure(fig.to_plotly_json())  # x comes back as {"dtype": ..., "bdata": ...}
+    again.update_xaxes(dtick=None, minor=None)
+    assert tidy_log_axes(again).layout.xaxis.dtick == 1

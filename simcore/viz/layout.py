@@ -7,10 +7,12 @@ title's line breaks, where a top legend sits, the top margin and the slider's in
 
 from __future__ import annotations
 
+import base64
 import math
 import textwrap
 from collections.abc import Iterable
 
+import numpy as np
 import plotly.graph_objects as go
 
 TITLE_SIZE = 17      # px, the title font (theme.apply_theme sets the same)
@@ -43,6 +45,8 @@ def _axis_values(fig: go.Figure, axis: str) -> Iterable[float]:
         values = getattr(tr, letter, None)
         if values is None:
             continue
+        if isinstance(values, dict) and "bdata" in values:  # plotly's typed-array JSON form
+            values = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
         for v in values:
             try:
                 f = float(v)
