@@ -57,6 +57,9 @@ def style_policies(fig: go.Figure, table: dict) -> go.Figure:
         xaxis2=dict(domain=[0.55, 1.0], title="read-ahead policy", anchor="y2"),
         yaxis=dict(title="hit rate", range=[0, 1.05], tickformat=".0%"),
         yaxis2=dict(title="mean service time (ms)", anchor="x2", range=[0, top * 1.05]))
+    fig.update_xaxes(tickangle=-30)
+    if fig.layout.sliders:  # below the slanted policy names and the axis titles
+        fig.layout.sliders[0].pad.t = 105
     return fig
 
 

@@ -58,7 +58,7 @@ def zone_bandwidth_figure(layouts: Sequence[Layout]) -> go.Figure:
     fig.update_yaxes(title="media rate (MB/s, log scale)", type="log",
                      tickvals=[1, 2, 5, 10, 20, 50, 100, 200, 500])
     fig.update_layout(title="Zoned recording: outer zones move more data per revolution")
-    apply_theme(fig, height=520)
+    apply_theme(fig, height=580)
     return legend_below(fig, rows=(len(layouts) + 1) // 2)
 
 

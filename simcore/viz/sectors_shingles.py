@@ -74,9 +74,11 @@ def zoned_rates_figure(rates: Mapping[str, float]) -> go.Figure:
     names = list(rates)
     colors = [COLORS[1] if "in place" in n else COLORS[0] for n in names]
     fig = go.Figure(go.Bar(
-        x=names, y=[rates[n] for n in names], marker_color=colors, showlegend=False,
-        text=[f"{rates[n]:,.0f}" for n in names], textposition="outside",
-        hovertemplate="%{x}: %{y:,.0f} updates/s<extra></extra>"))
+        # a long name breaks before its bracket, so neighbouring tick labels do not run together
+        x=[n.replace(" (", "<br>(") for n in names], y=[rates[n] for n in names],
+        marker_color=colors, showlegend=False, customdata=names,
+        text=[f"{rates[n]:,.0f}" for n in names], textposition="outside", cliponaxis=False,
+        hovertemplate="%{customdata}: %{y:,.0f} updates/s<extra></extra>"))
     fig.update_layout(yaxis_type="log", yaxis_title="4 KiB updates per second",
                       xaxis_title="how the updates reach the platter")
     return apply_theme(fig, height=400)

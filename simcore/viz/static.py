@@ -49,6 +49,10 @@ def frames_figure(
 def show(fig: go.Figure, div_id: str, height: int | None = None):
     """Display a figure: as HTML with a stable id in the book build, natively elsewhere.
 
+    Either way the figure first gets :func:`simcore.viz.layout.fit_layout` (log ticks,
+    title and legend placement, margins); on a phone ``book/_static/disklab_figures.js``
+    adapts it further.
+
     The book build sets ``DISKLAB_BOOK=1``; there the page's own plotly.js
     draws the figure. In JupyterLab or Binder the figure is returned as it is,
     so plotly's own renderer shows it.
@@ -57,6 +61,9 @@ def show(fig: go.Figure, div_id: str, height: int | None = None):
 
     from IPython.display import HTML
 
+    from .layout import fit_layout
+
+    fit_layout(fig)
     if os.environ.get("DISKLAB_BOOK") != "1":
         return fig
     html = fig.to_html(include_plotlyjs=False, full_html=False, div_id=div_id, auto_play=False,

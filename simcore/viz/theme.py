@@ -11,8 +11,9 @@ COLORS = ["#1f5fa8", "#d1495b", "#2e933c", "#edae49", "#6c4f9c", "#00798c", "#8c
 def apply_theme(fig: go.Figure, height: int = 420) -> go.Figure:
     """Apply the book's layout defaults; returns the same figure.
 
-    The title sits at the top left and a horizontal legend just above the plot,
-    with room between them so long legends never cover the title.
+    The title sits at the top left and a horizontal legend just above the plot;
+    :func:`simcore.viz.layout.fit_layout` (run by ``show``) later puts the legend under
+    the title and fits the top margin to them.
     """
     fig.update_layout(
         template="plotly_white",
@@ -20,7 +21,7 @@ def apply_theme(fig: go.Figure, height: int = 420) -> go.Figure:
         height=height,
         margin=dict(l=60, r=20, t=110, b=50),
         font=dict(family="Helvetica, Arial, sans-serif", size=13),
-        title=dict(x=0.01, xanchor="left", y=0.98, yanchor="top"),
+        title=dict(x=0.01, xanchor="left", y=0.98, yanchor="top", font=dict(size=17)),
         legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0),
         hoverlabel=dict(namelength=-1),
     )
@@ -28,9 +29,14 @@ def apply_theme(fig: go.Figure, height: int = 420) -> go.Figure:
 
 
 def legend_below(fig: go.Figure, rows: int = 3) -> go.Figure:
-    """Move a long legend under the plot (for figures with many or long trace names)."""
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0),
-                      margin=dict(t=60, b=90 + 22 * rows))
+    """Move a long legend to the bottom of the figure, under the x-axis title.
+
+    ``rows`` is how many rows the legend takes at the book's width; the bottom margin keeps
+    that much room under the axis title.
+    """
+    fig.update_layout(legend=dict(orientation="h", yref="container", yanchor="bottom", y=0,
+                                  xanchor="left", x=0),
+                      margin=dict(b=72 + 21 * rows))
     return fig
 
 

@@ -23,16 +23,17 @@ def durability_figure(rows: Mapping[str, Mapping[str, dict]],
                       group: Mapping[str, Sequence[dict]]) -> go.Figure:
     """Left: commit latency per setting for a log append and a random write (bars, log axis).
     Right: latency per commit against writes per fsync (group commit), one line per setting."""
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.15,
                         subplot_titles=("one 4 KiB write per commit",
-                                        "random 4 KiB writes, several per commit"))
+                                        "random 4 KiB writes, group commit"))
     patterns = list(next(iter(rows.values())))
     for k, (setting, by_pattern) in enumerate(rows.items()):
         fig.add_trace(go.Bar(
             x=patterns, y=[by_pattern[p]["mean_ms"] for p in patterns], name=setting,
             marker_color=SETTING_COLORS.get(setting, COLORS[k % len(COLORS)]),
             legendgroup=setting,
-            text=[f"{by_pattern[p]['mean_ms']:.2f}" for p in patterns], textposition="outside",
+            text=[f"{by_pattern[p]['mean_ms']:.2g}" for p in patterns], textposition="outside",
+            textfont=dict(size=10), cliponaxis=False,
             hovertemplate=f"{setting}, %{{x}}: %{{y:.2f}} ms per commit<extra></extra>"),
             row=1, col=1)
     for k, (setting, pts) in enumerate(group.items()):
@@ -44,8 +45,7 @@ def durability_figure(rows: Mapping[str, Mapping[str, dict]],
             row=1, col=2)
     apply_theme(fig, height=470)
     legend_below(fig, rows=1)
-    fig.update_layout(barmode="group", title="What a durable commit costs on each setting",
-                      margin=dict(t=90))
+    fig.update_layout(barmode="group", title="What a durable commit costs on each setting")
     fig.update_yaxes(title="mean commit latency (ms)", type="log", row=1, col=1)
     fig.update_yaxes(title="mean commit latency (ms)", rangemode="tozero", row=1, col=2)
     fig.update_xaxes(title="writes per fsync", type="log", tickvals=[1, 2, 4, 8, 16, 32],
@@ -126,9 +126,9 @@ def ssd_figure(distance_gib: Sequence[float], hdd_ms: Sequence[float], ssd_ms: f
                wa: Mapping[str, dict]) -> go.Figure:
     """Left: a 4 KiB read's time against how far it is from the previous one, disk and SSD.
     Right: write amplification against over-provisioning, simulated and analytic."""
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.15,
                         subplot_titles=("a read: does distance matter?",
-                                        "write amplification under random writes"))
+                                        "write amplification, random writes"))
     fig.add_trace(go.Scatter(x=list(distance_gib), y=list(hdd_ms), mode="lines", name="disk",
                              line=dict(color=COLORS[0], width=3),
                              hovertemplate="disk, %{x:.0f} GiB away: %{y:.2f} ms<extra></extra>"),
@@ -154,7 +154,6 @@ def ssd_figure(distance_gib: Sequence[float], hdd_ms: Sequence[float], ssd_ms: f
                             "SSD's own cost", margin=dict(t=90))
     fig.update_xaxes(title="distance from the previous read (GiB)", row=1, col=1)
     fig.update_yaxes(title="service time (ms)", type="log", row=1, col=1)
-    fig.update_xaxes(title="over-provisioning (spare / user capacity, %)", type="log", row=1,
-                     col=2)
+    fig.update_xaxes(title="over-provisioning (spare / user, %)", type="log", row=1, col=2)
     fig.update_yaxes(title="flash writes per host write", type="log", row=1, col=2)
     return fig

@@ -221,9 +221,11 @@ def zero_latency_animation(spt: int, run_first: int, run_len: int, land_sector: 
             "polar": {"angularaxis": {"rotation": rot}},
             "polar2": {"angularaxis": {"rotation": rot}},
             "annotations": [
-                dict(text=f"<b>ordinary</b>: {o_done}/{run_len} read", x=0.2, y=1.08,
+                dict(text=f"<b>ordinary</b><br>{o_done}/{run_len} read", x=0.225, y=1.02,
+                     xanchor="center", yanchor="bottom",
                      xref="paper", yref="paper", showarrow=False, font=dict(size=14)),
-                dict(text=f"<b>zero-latency</b>: {z_done}/{run_len} read", x=0.8, y=1.08,
+                dict(text=f"<b>zero-latency</b><br>{z_done}/{run_len} read", x=0.775, y=1.02,
+                     xanchor="center", yanchor="bottom",
                      xref="paper", yref="paper", showarrow=False, font=dict(size=14)),
             ],
         }
@@ -303,7 +305,7 @@ def detective_figure(steps: Sequence, starts: Sequence[int], truth: Sequence[int
                        name="jump threshold", line=dict(color=MAXLINE, dash="dot")),
             go.Scatter(x=[b for b in truth if lo <= b <= hi for _ in (0, 1, 2)],
                        y=[v for b in truth if lo <= b <= hi for v in (-0.1 * ymax, ymax, None)],
-                       mode="lines", name="true track starts (hidden from the detective)",
+                       mode="lines", name="true starts (the detective cannot see)",
                        line=dict(color="#cccccc", width=1)),
             go.Scatter(x=found[i], y=[-0.05 * ymax] * len(found[i]), mode="markers",
                        name="track starts found", marker=dict(symbol="triangle-up", size=13,
@@ -321,7 +323,10 @@ def detective_figure(steps: Sequence, starts: Sequence[int], truth: Sequence[int
     fig.update_xaxes(title="LBA (the last sector each probe reads)", range=[lo - 20, hi])
     fig.update_yaxes(title="time beyond T(1) + (N−1)·sector time (ms)",
                      range=[-0.15 * ymax, ymax])
-    return apply_theme(fig, height=480)
+    apply_theme(fig, height=540)
+    # two columns: the long legend entries would otherwise take a row each
+    fig.update_layout(legend=dict(entrywidth=0.5, entrywidthmode="fraction"))
+    return fig
 
 
 # -- video server and LFS ---------------------------------------------------------

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from .theme import apply_theme
+from .theme import apply_theme, legend_below
 
 
 def cdf_figure(result: dict, height: int = 460) -> go.Figure:
-    """One pair of CDFs per drive (measured solid, simulated dashed); buttons pick the drive.
+    """One pair of CDFs per drive (measured solid, simulated dashed); a menu picks the drive.
 
     ``result`` is :func:`simcore.experiments.validation.reproduce`'s output. The title
     names the drive, its demerit and DiskSim's, so each view states its own numbers.
@@ -37,11 +37,12 @@ def cdf_figure(result: dict, height: int = 460) -> go.Figure:
     fig.update_layout(title=dict(text=title(names[0])),
                       xaxis_title="service time per request (ms)",
                       yaxis_title="fraction of requests",
-                      updatemenus=[dict(type="buttons", direction="right", buttons=buttons,
+                      updatemenus=[dict(type="dropdown", direction="down", buttons=buttons,
                                         x=0.0, xanchor="left", y=1.02, yanchor="bottom",
-                                        showactive=True)],
-                      margin=dict(t=110))
-    return fig
+                                        showactive=True, pad=dict(t=0, b=4))])
+    # a drop-down fits a phone where a row of five buttons does not; the legend goes under the
+    # plot, clear of the menu
+    return legend_below(fig, rows=1)
 
 
 def demerit_figure(result: dict, height: int = 380) -> go.Figure:
