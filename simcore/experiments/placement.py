@@ -18,12 +18,14 @@ that drifts on its own clock; ``email_like`` (mailboxes read whole every
 Table 2.1's 96.16-97.83% (Chapter 2's email trace, which Chapter 3 says it took "a
 part of"). Disk: ``narayan2004`` (the thesis's 80,418,240-sector, 7,200 RPM disk, §4.2).
 
-Two side runs, quick and run where shown (not part of the targets):
-:func:`email_write_mix` replays the email traces at Table 3.1's split (92 reads in
-46,039 requests) as well, the mean counting writes as DiskSim's system response time
-does, with ALIS/ALIZ graphs of reads and of every request; :func:`dwell_sweep` shows
-the database single-zone result against ``dwell_requests``, an assumption the seed
-gives no number for.
+Side runs, quick (not part of the targets; the chapter shows them, and ``SIDE_RUNS`` has
+the results cache compute them once per version of the code, with the full run:
+:func:`.results.side`): :func:`email_write_mix` replays the email traces at Table 3.1's
+split (92 reads in 46,039 requests) as well, the mean counting writes as DiskSim's system
+response time does, with ALIS/ALIZ graphs of reads and of every request; :func:`dwell_sweep`
+shows the database single-zone result against ``dwell_requests``, an assumption the seed
+gives no number for; :func:`io_path_contrast` and :func:`raid` replay the single-zone layouts
+on a tagged queue and the zones on a RAID-5.
 
 I/O path (``io_path="ide"``): the disk as a 2004 IDE drive under Linux 2.6
 had it, built as one stack and run once per point: a block layer with the
@@ -691,6 +693,13 @@ def dwell_sweep(quick: bool = True, seed: int = 0, dwells=DWELLS, layouts=DWELL_
         out["by_dwell"][str(float(d))] = row
     return out
 
+
+#: the side runs book/placement.md shows, (function, keyword arguments): the book build
+#: computes them once per version of the code into the results cache (:func:`.results.side`)
+SIDE_RUNS = (("email_write_mix", {"quick": True, "seed": 0}),
+             ("dwell_sweep", {"quick": True, "seed": 0}),
+             ("io_path_contrast", {"quick": True, "seed": 0}),
+             ("raid", {"quick": True, "seed": 0}))
 
 #: the full run's rows live in data/results (see :mod:`.archive`): too long for every build
 ARCHIVED = True
