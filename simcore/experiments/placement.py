@@ -923,8 +923,32 @@ def array_capacity(drives: int = 9, level: int = 5, stripe_sectors: int = 64,
                      stripe_sectors, disk)[1]
 
 
+def _raid_point(wl, iv: float, drives: int, stripe: int | None, key: str, spacing: int | None,
+                per_disk: bool = False) -> dict[str, float] | dict[str, Any]:
+    """One replay of :func:`raid`: on the single disk (``stripe`` None, :func:`measure`'s
+    result) or on the array (its mean response after the first window, last finish and the
+    members' summed busy time)."""
+    if stripe is None:
+        return measure(wl, make_policy(key, spacing), iv, io_path="tagged")
+    cap = array_capacity(drives, 5, stripe)
+    if per_disk:
+        dm = pl.DiskMajor(drives, stripe, cap // (stripe * (drives - 1)), 5)
+        placed = pl.rewrite_per_disk(wl, pl.ALIS(spacing=spacing // (drives - 1)), dm,
+                                     UNIT_SECTORS, iv)
+    else:
+        policy = pl.original() if key == "ORIGINAL" else (
+            pl.ALIS() if spacing is None else pl.ALIS(spacing=spacing))
+        placed = pl.rewrite(wl, policy, cap, UNIT_SECTORS, iv)
+    recs, _, busy_ms = run_array(placed.workload, drives, 5, stripe)
+    f = pl.fold(pl.record_columns(recs), placed)
+    keep = f["arrival_ms"] >= iv
+    return {"response_ms": float(f["response_ms"][keep].mean()),
+            "finish_ms": float(f["finish_ms"].max()), "busy_ms": busy_ms}
+
+
 def raid(quick: bool = True, seed: int = 0, drives: int = 9, stripes=RAID_STRIPES,
-         spacings=RAID_SPACINGS, per_disk_spacings=RAID_PER_DISK) -> dict[str, Any]:
+         spacings=RAID_SPACINGS, per_disk_spacings=RAID_PER_DISK,
+         executor: Executor | None = None) -> dict[str, Any]:
     """The database-like trace on a 9-disk RAID-5, zones placed in the array's address space.
 
     As in seed 003 §3.6.2 the array is "treated as a monolithic single disk": the
@@ -948,10 +972,18 @@ def raid(quick: bool = True, seed: int = 0, drives: int = 9, stripes=RAID_STRIPE
     wl = workload("database-pg", quick, seed)
     iv = s["interval_ms"]
     keys = [("ORIGINAL", None), ("ALIS", None)] + [("ALIZ", x) for x in spacings]
-    # the members run the tagged path (no host elevator, no buffer), so the single disk does too
-    single = {f"{k}" if x is None else f"{k}({x})": measure(wl, make_policy(k, x), iv,
-                                                           io_path="tagged")
-              for k, x in keys}
+    # the members run the tagged path (no host elevator, no buffer), so the single disk does
+    # too; every replay is independent of the others (each builds its own drives and
+    # policy), so they run as one sweep (``executor``; default a pool on this machine's cores)
+    array_runs = {stripe: [(k if x is None else f"{k}({x})", k, x, False) for k, x in keys]
+                  + [(f"ALIZ per disk({x})", "ALIZ", x, True) for x in per_disk_spacings]
+                  for stripe in stripes}
+    pts = [dict(wl=wl, iv=iv, drives=drives, stripe=None, key=k, spacing=x) for k, x in keys]
+    pts += [dict(wl=wl, iv=iv, drives=drives, stripe=stripe, key=k, spacing=x, per_disk=pd)
+            for stripe, runs in array_runs.items() for _, k, x, pd in runs]
+    with pool_unless_given(executor, len(pts)) as ex:
+        rows = iter(sweep(_raid_point, pts, executor=ex, progress=False))
+    single = {f"{k}" if x is None else f"{k}({x})": next(rows) for k, x in keys}
     out: dict[str, Any] = {"drives": drives, "level": 5, "stripes_sectors": list(stripes),
                            "spacings": list(spacings), "quick": quick, "seed": seed,
                            "single_disk": {}, "raid": {}}
@@ -963,24 +995,14 @@ def raid(quick: bool = True, seed: int = 0, drives: int = 9, stripes=RAID_STRIPE
     out["single_disk"] = {k: round(100 * (base1 - v["mean_response_ms"]) / base1, 2)
                           for k, v in single.items() if k != "ORIGINAL"}
     for stripe in stripes:
-        cap = array_capacity(drives, 5, stripe)
         resp = {}
-        dm = pl.DiskMajor(drives, stripe, cap // (stripe * (drives - 1)), 5)
-        runs = [(k if x is None else f"{k}({x})", pl.original() if k == "ORIGINAL" else (
-                    pl.ALIS() if x is None else pl.ALIS(spacing=x)), False) for k, x in keys]
-        runs += [(f"ALIZ per disk({x})", pl.ALIS(spacing=x // (drives - 1)), True)
-                 for x in per_disk_spacings]
         member_util = None
-        for name, policy, per_disk in runs:
-            placed = (pl.rewrite_per_disk(wl, policy, dm, UNIT_SECTORS, iv) if per_disk
-                      else pl.rewrite(wl, policy, cap, UNIT_SECTORS, iv))
-            recs, _, busy_ms = run_array(placed.workload, drives, 5, stripe)
-            f = pl.fold(pl.record_columns(recs), placed)
-            keep = f["arrival_ms"] >= iv
-            resp[name] = float(f["response_ms"][keep].mean())
+        for name, _, _, _ in array_runs[stripe]:
+            row = next(rows)
+            resp[name] = row["response_ms"]
             if name == "ORIGINAL":
-                span = max(float(f["finish_ms"].max()), 1.0)
-                member_util = round(busy_ms / (drives * span), 3)
+                span = max(row["finish_ms"], 1.0)
+                member_util = round(row["busy_ms"] / (drives * span), 3)
         base = resp["ORIGINAL"]
         out["raid"][str(stripe)] = {
             "original_ms": round(base, 3), "member_utilization": member_util,
