@@ -924,7 +924,7 @@ def array_capacity(drives: int = 9, level: int = 5, stripe_sectors: int = 64,
 
 
 def _raid_point(wl, iv: float, drives: int, stripe: int | None, key: str, spacing: int | None,
-                per_disk: bool = False) -> dict[str, float] | dict[str, Any]:
+                per_disk: bool = False) -> dict[str, Any]:
     """One replay of :func:`raid`: on the single disk (``stripe`` None, :func:`measure`'s
     result) or on the array (its mean response after the first window, last finish and the
     members' summed busy time)."""
