@@ -19,12 +19,14 @@ Table 2.1's 96.16-97.83%, and about 13.4 requests a second, the mean rate Table 
 give over the week replayed (Chapter 2's email trace, which Chapter 3 says it took "a
 part of"). Disk: ``narayan2004`` (the thesis's 80,418,240-sector, 7,200 RPM disk, §4.2).
 
-Two side runs, quick and run where shown (not part of the targets):
-:func:`email_write_mix` replays the email traces at Table 3.1's split (92 reads in
-46,039 requests) as well, the mean counting writes as DiskSim's system response time
-does, with ALIS/ALIZ graphs of reads and of every request; :func:`dwell_sweep` shows
-the database single-zone result against ``dwell_requests``, an assumption the seed
-gives no number for.
+Side runs, quick (not part of the targets; the chapter shows them, and ``SIDE_RUNS`` has
+the results cache compute them once per version of the code, with the full run:
+:func:`.results.side`): :func:`email_write_mix` replays the email traces at Table 3.1's
+split (92 reads in 46,039 requests) as well, the mean counting writes as DiskSim's system
+response time does, with ALIS/ALIZ graphs of reads and of every request; :func:`dwell_sweep`
+shows the database single-zone result against ``dwell_requests``, an assumption the seed
+gives no number for; :func:`io_path_contrast` and :func:`raid` replay the single-zone layouts
+on a tagged queue and the zones on a RAID-5.
 
 I/O path (``io_path="ide"``): the disk as a 2004 IDE drive under Linux 2.6
 had it, built as one stack and run once per point: a block layer with the
@@ -549,24 +551,31 @@ def _point(workload_name: str, key: str, spacing: int | None, quick: bool, seed:
 
 
 def io_path_contrast(quick: bool = True, seed: int = 0, workload_name: str = "database",
-                     keys=("FREQNC", "ALIS")) -> dict[str, Any]:
+                     keys=("FREQNC", "ALIS"), executor: Executor | None = None) -> dict[str, Any]:
     """The single-zone layouts on the IDE path and on a 32-deep tagged queue, side by side.
 
     Improvement over the original layout (%, mean over the replicates, with the 95% interval)
     of each of ``keys`` under ``io_path="ide"`` and ``io_path="tagged"``: the same traces, the
-    same layouts, only the I/O path differs.
+    same layouts, only the I/O path differs. Every replay carries its own trace seed, so the
+    numbers do not depend on ``executor`` (default: a pool on this machine's cores).
     """
     s = settings(quick)
     out: dict[str, Any] = {"quick": quick, "seed": seed, "workload": workload_name,
                            "replicates": s["replicates"]}
-    for path in ("ide", "tagged"):
+    paths = ("ide", "tagged")
+    pts = [dict(workload_name=workload_name, key=k, spacing=None, quick=quick, seed=seed,
+                replicate=r, io_path=path)
+           for path in paths for r in range(s["replicates"]) for k in ("ORIGINAL", *keys)]
+    with pool_unless_given(executor, len(pts)) as ex:
+        rows = sweep(_point, pts, executor=ex, progress=False)
+    ms = {(p["io_path"], p["key"], p["replicate"]): row["mean_response_ms"]
+          for p, row in zip(pts, rows, strict=True)}
+    for path in paths:
         pct: dict[str, list[float]] = {k: [] for k in keys}
         for r in range(s["replicates"]):
-            base = _point(workload_name, "ORIGINAL", None, quick, seed, r, io_path=path)
+            base = ms[(path, "ORIGINAL", r)]
             for k in keys:
-                m = _point(workload_name, k, None, quick, seed, r, io_path=path)
-                pct[k].append(100.0 * (base["mean_response_ms"] - m["mean_response_ms"])
-                              / base["mean_response_ms"])
+                pct[k].append(100.0 * (base - ms[(path, k, r)]) / base)
         out[path] = {k: {"improvement_pct": round(float(np.mean(v)), 2),
                          "ci95_pp": round(ci95(v), 2),
                          "replicate_pct": [round(x, 2) for x in v]} for k, v in pct.items()}
@@ -695,6 +704,13 @@ def dwell_sweep(quick: bool = True, seed: int = 0, dwells=DWELLS, layouts=DWELL_
         out["by_dwell"][str(float(d))] = row
     return out
 
+
+#: the side runs book/placement.md shows, (function, keyword arguments): the book build
+#: computes them once per version of the code into the results cache (:func:`.results.side`)
+SIDE_RUNS = (("email_write_mix", {"quick": True, "seed": 0}),
+             ("dwell_sweep", {"quick": True, "seed": 0}),
+             ("io_path_contrast", {"quick": True, "seed": 0}),
+             ("raid", {"quick": True, "seed": 0}))
 
 #: the full run's rows live in data/results (see :mod:`.archive`): too long for every build
 ARCHIVED = True
@@ -911,8 +927,32 @@ def array_capacity(drives: int = 9, level: int = 5, stripe_sectors: int = 64,
                      stripe_sectors, disk)[1]
 
 
+def _raid_point(wl, iv: float, drives: int, stripe: int | None, key: str, spacing: int | None,
+                per_disk: bool = False) -> dict[str, Any]:
+    """One replay of :func:`raid`: on the single disk (``stripe`` None, :func:`measure`'s
+    result) or on the array (its mean response after the first window, last finish and the
+    members' summed busy time)."""
+    if stripe is None:
+        return measure(wl, make_policy(key, spacing), iv, io_path="tagged")
+    cap = array_capacity(drives, 5, stripe)
+    if per_disk:
+        dm = pl.DiskMajor(drives, stripe, cap // (stripe * (drives - 1)), 5)
+        placed = pl.rewrite_per_disk(wl, pl.ALIS(spacing=spacing // (drives - 1)), dm,
+                                     UNIT_SECTORS, iv)
+    else:
+        policy = pl.original() if key == "ORIGINAL" else (
+            pl.ALIS() if spacing is None else pl.ALIS(spacing=spacing))
+        placed = pl.rewrite(wl, policy, cap, UNIT_SECTORS, iv)
+    recs, _, busy_ms = run_array(placed.workload, drives, 5, stripe)
+    f = pl.fold(pl.record_columns(recs), placed)
+    keep = f["arrival_ms"] >= iv
+    return {"response_ms": float(f["response_ms"][keep].mean()),
+            "finish_ms": float(f["finish_ms"].max()), "busy_ms": busy_ms}
+
+
 def raid(quick: bool = True, seed: int = 0, drives: int = 9, stripes=RAID_STRIPES,
-         spacings=RAID_SPACINGS, per_disk_spacings=RAID_PER_DISK) -> dict[str, Any]:
+         spacings=RAID_SPACINGS, per_disk_spacings=RAID_PER_DISK,
+         executor: Executor | None = None) -> dict[str, Any]:
     """The database-like trace on a 9-disk RAID-5, zones placed in the array's address space.
 
     As in seed 003 §3.6.2 the array is "treated as a monolithic single disk": the
@@ -936,10 +976,18 @@ def raid(quick: bool = True, seed: int = 0, drives: int = 9, stripes=RAID_STRIPE
     wl = workload("database-pg", quick, seed)
     iv = s["interval_ms"]
     keys = [("ORIGINAL", None), ("ALIS", None)] + [("ALIZ", x) for x in spacings]
-    # the members run the tagged path (no host elevator, no buffer), so the single disk does too
-    single = {f"{k}" if x is None else f"{k}({x})": measure(wl, make_policy(k, x), iv,
-                                                           io_path="tagged")
-              for k, x in keys}
+    # the members run the tagged path (no host elevator, no buffer), so the single disk does
+    # too; every replay is independent of the others (each builds its own drives and
+    # policy), so they run as one sweep (``executor``; default a pool on this machine's cores)
+    array_runs = {stripe: [(k if x is None else f"{k}({x})", k, x, False) for k, x in keys]
+                  + [(f"ALIZ per disk({x})", "ALIZ", x, True) for x in per_disk_spacings]
+                  for stripe in stripes}
+    pts = [dict(wl=wl, iv=iv, drives=drives, stripe=None, key=k, spacing=x) for k, x in keys]
+    pts += [dict(wl=wl, iv=iv, drives=drives, stripe=stripe, key=k, spacing=x, per_disk=pd)
+            for stripe, runs in array_runs.items() for _, k, x, pd in runs]
+    with pool_unless_given(executor, len(pts)) as ex:
+        rows = iter(sweep(_raid_point, pts, executor=ex, progress=False))
+    single = {f"{k}" if x is None else f"{k}({x})": next(rows) for k, x in keys}
     out: dict[str, Any] = {"drives": drives, "level": 5, "stripes_sectors": list(stripes),
                            "spacings": list(spacings), "quick": quick, "seed": seed,
                            "single_disk": {}, "raid": {}}
@@ -951,24 +999,14 @@ def raid(quick: bool = True, seed: int = 0, drives: int = 9, stripes=RAID_STRIPE
     out["single_disk"] = {k: round(100 * (base1 - v["mean_response_ms"]) / base1, 2)
                           for k, v in single.items() if k != "ORIGINAL"}
     for stripe in stripes:
-        cap = array_capacity(drives, 5, stripe)
         resp = {}
-        dm = pl.DiskMajor(drives, stripe, cap // (stripe * (drives - 1)), 5)
-        runs = [(k if x is None else f"{k}({x})", pl.original() if k == "ORIGINAL" else (
-                    pl.ALIS() if x is None else pl.ALIS(spacing=x)), False) for k, x in keys]
-        runs += [(f"ALIZ per disk({x})", pl.ALIS(spacing=x // (drives - 1)), True)
-                 for x in per_disk_spacings]
         member_util = None
-        for name, policy, per_disk in runs:
-            placed = (pl.rewrite_per_disk(wl, policy, dm, UNIT_SECTORS, iv) if per_disk
-                      else pl.rewrite(wl, policy, cap, UNIT_SECTORS, iv))
-            recs, _, busy_ms = run_array(placed.workload, drives, 5, stripe)
-            f = pl.fold(pl.record_columns(recs), placed)
-            keep = f["arrival_ms"] >= iv
-            resp[name] = float(f["response_ms"][keep].mean())
+        for name, _, _, _ in array_runs[stripe]:
+            row = next(rows)
+            resp[name] = row["response_ms"]
             if name == "ORIGINAL":
-                span = max(float(f["finish_ms"].max()), 1.0)
-                member_util = round(busy_ms / (drives * span), 3)
+                span = max(row["finish_ms"], 1.0)
+                member_util = round(row["busy_ms"] / (drives * span), 3)
         base = resp["ORIGINAL"]
         out["raid"][str(stripe)] = {
             "original_ms": round(base, 3), "member_utilization": member_util,

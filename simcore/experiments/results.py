@@ -12,6 +12,13 @@ experiment's name, mode and seed, every ``.py`` file of :mod:`simcore` and every
 change to the simulator or a profile gives a new key, so a stale result is never read; old
 files are simply left behind (``_build`` is disposable). The directory is ``$DISKLAB_RESULTS``
 if set, else ``_build/results`` in the repository.
+
+Side runs: a chapter may also show another function of an experiment's module (a sensitivity
+run, say ``placement.dwell_sweep``). :func:`side` caches those the same way, as
+``<dir>/<name>.<function>-<key>.json`` with the function's name and keyword arguments in the
+key; a module lists the side runs its chapter shows in ``SIDE_RUNS`` (pairs of function name
+and keyword arguments), and :func:`fill` computes them with the experiment, so the book build
+reads them instead of running them again.
 """
 
 from __future__ import annotations
@@ -87,13 +94,17 @@ def load(name: str, quick: bool = False, seed: int = 0) -> dict | None:
 def store(name: str, result: dict, quick: bool = False, seed: int = 0) -> Path:
     """Write ``result`` atomically (a temporary file renamed into place)."""
     p = path(name, quick, seed)
+    _write(p, result)
+    return p
+
+
+def _write(p: Path, result: dict, sort_keys: bool = True) -> None:
     p.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(result, sort_keys=True, default=float)
+    text = json.dumps(result, sort_keys=sort_keys, default=float)
     fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.")
     with os.fdopen(fd, "w") as f:
         f.write(text)
     os.replace(tmp, p)
-    return p
 
 
 def get(name: str, quick: bool = False, seed: int = 0) -> dict:
@@ -120,9 +131,43 @@ def get(name: str, quick: bool = False, seed: int = 0) -> dict:
     return json.loads(path(name, quick, seed).read_text())
 
 
+def side_key(name: str, function: str, params: dict) -> str:
+    """The cache key of one side run: 16 hex digits over the experiment, the function, its
+    keyword arguments and :func:`code_hash`."""
+    spec = json.dumps({"name": name, "side": function, "params": params, "code": code_hash()},
+                      sort_keys=True, default=str)
+    return hashlib.sha256(spec.encode()).hexdigest()[:16]
+
+
+def side_path(name: str, function: str, **params) -> Path:
+    return cache_dir() / f"{name}.{function}-{side_key(name, function, params)}.json"
+
+
+def side(name: str, function: str, **params) -> dict:
+    """``function(**params)`` of experiment ``name``'s module: from the cache when the code has
+    not changed, else run and stored (the JSON form, as :func:`get`, keys in the function's
+    order, since a chapter may lay its rows out in that order)."""
+    mod = get_experiment(name)
+    fn = getattr(mod, function)
+    p = side_path(name, function, **params)
+    if p.is_file():
+        try:
+            return json.loads(p.read_text())
+        except (OSError, ValueError) as exc:
+            raise RuntimeError(f"unreadable cached result {p}: {exc}; delete it") from exc
+    _write(p, fn(**params), sort_keys=False)
+    return json.loads(p.read_text())
+
+
+def side_runs(name: str) -> list[tuple[str, dict]]:
+    """The side runs experiment ``name``'s chapter shows (its module's ``SIDE_RUNS``)."""
+    return [(fn, dict(params)) for fn, params in getattr(get_experiment(name), "SIDE_RUNS", ())]
+
+
 def fill(which: list[str] | None = None, quick: bool = False, seed: int = 0,
          log=print) -> dict[str, Path]:
-    """Make sure every experiment (or ``which``) has a cached result; returns their paths."""
+    """Make sure every experiment (or ``which``) has a cached result, and in full mode its
+    side runs (``SIDE_RUNS``) too; returns their paths (side runs as ``name.function``)."""
     import time
 
     out = {}
@@ -134,4 +179,13 @@ def fill(which: list[str] | None = None, quick: bool = False, seed: int = 0,
         if log:
             log(f"{name:<18} {'ran in %.0f s' % (time.time() - t0) if fresh else 'cached'}"
                 f"  {out[name].name}")
+        for fn, params in side_runs(name) if not quick else ():
+            t0 = time.time()
+            p = side_path(name, fn, **params)
+            fresh = not p.is_file()
+            side(name, fn, **params)
+            out[f"{name}.{fn}"] = p
+            if log:
+                log(f"  {fn:<16} {'ran in %.0f s' % (time.time() - t0) if fresh else 'cached'}"
+                    f"  {p.name}")
     return out
