@@ -597,7 +597,8 @@ STREAM_COUNTS = (1, 2, 5, 10, 20, 50, 100)
 def host_curves(quick: bool = False, seed: int = 0, counts=STREAM_COUNTS,
                 executor: Executor | None = None) -> dict:
     """Throughput against the number of streams: no scheme, all active at R = 256 KiB and
-    2 MiB, D = 2 at R = 8 MiB (M = 16 MiB), and Linux-like read-ahead of 128 KiB (Fig. 5.1/5.2)."""
+    2 MiB, D = 2 at R = 8 MiB (M = 16 MiB), and Linux-like read-ahead of 128 KiB (Fig. 5.1/5.2);
+    per series and count: throughput, mean response and the mean size of a disk command."""
     series = {
         "direct 64 KiB": "direct",
         "all active, R = 256 KiB": _dispatch(256),
@@ -612,7 +613,9 @@ def host_curves(quick: bool = False, seed: int = 0, counts=STREAM_COUNTS,
             "series": {name: [runs[f"{name}|{s}"]["throughput_mb_s"] for s in counts]
                        for name in series},
             "response_ms": {name: [runs[f"{name}|{s}"]["mean_response_ms"] for s in counts]
-                            for name in series}}
+                            for name in series},
+            "disk_kib_per_command": {name: [runs[f"{name}|{s}"]["disk_kib_per_command"]
+                                            for s in counts] for name in series}}
 
 
 def segment_curves(quick: bool = False, seed: int = 0,

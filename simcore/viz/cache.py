@@ -85,12 +85,13 @@ def contents_traces(samples: list[tuple[float, list[tuple[int, int, bool]], int]
             if b > a:
                 xs += [t, t, None]
                 ys += [a / 2048, b / 2048, None]
+    # the program's line first, so the read-ahead ticks (often a few KiB) are drawn over it
     return [
+        go.Scatter(x=[s[0] for s in samples], y=[s[2] / 2048 for s in samples], mode="lines",
+                   name="data the program has", line=dict(color=COLORS[1], width=2),
+                   hovertemplate="%{x:.0f} ms: %{y:.2f} MiB<extra></extra>"),
         go.Scatter(x=xs, y=ys, mode="lines", name="read ahead, waiting in the drive's buffer",
                    line=dict(color=COLORS[2], width=4), hoverinfo="skip"),
-        go.Scatter(x=[s[0] for s in samples], y=[s[2] / 2048 for s in samples], mode="lines",
-                   name="data the program has", line=dict(color=COLORS[1], width=3),
-                   hovertemplate="%{x:.0f} ms: %{y:.2f} MiB<extra></extra>"),
     ]
 
 

@@ -167,15 +167,23 @@ def style_home(fig: go.Figure, home: dict, disk: str, size_kib: int | None = Non
 
 
 def organ_pipe_figure(heats: Sequence[float], slots: Sequence[int | None]) -> go.Figure:
-    """Bars of heat by slot after organ-pipe placement (the hottest in the middle)."""
-    y = [heats[i] if i is not None else 0 for i in slots]
-    fig = go.Figure(go.Bar(x=list(range(len(slots))), y=y, marker_color=COLORS[0],
-                           text=[str(i) if i is not None else "" for i in slots],
-                           textposition="outside", showlegend=False))
+    """Bars of heat by slot before (cylinder ``i`` in slot ``i``) and after organ-pipe placement
+    (the hottest in the middle); each bar is labelled with the cylinder it holds."""
+    n = len(slots)
+    before = [heats[i] if i < len(heats) else 0 for i in range(n)]
+    after = [heats[i] if i is not None else 0 for i in slots]
+    fig = go.Figure([
+        go.Bar(x=list(range(n)), y=before, name="before: cylinder i in slot i",
+               marker_color="#9aa5b1", textposition="outside",
+               text=[f"cyl {i}" if i < len(heats) else "" for i in range(n)]),
+        go.Bar(x=list(range(n)), y=after, name="after: organ pipe", marker_color=COLORS[0],
+               textposition="outside",
+               text=[f"cyl {i}" if i is not None else "" for i in slots]),
+    ])
     fig.update_xaxes(title="slot (cylinder)", dtick=1)
     fig.update_yaxes(title="references")
     fig.update_layout(title="Organ pipe: the hottest in the middle, cooler ones alternately "
-                            "either side")
+                            "either side", barmode="group")
     return apply_theme(fig, height=360)
 
 

@@ -91,11 +91,16 @@ def style_race_paths(fig: go.Figure, names: Sequence[str], cylinders: int,
     return apply_theme(fig, height=110 + 95 * n)
 
 
-def race_cdf_traces(results: Mapping[str, Sequence[Completed]]) -> list[go.Scatter]:
-    """Response-time distributions of several policies on one axis."""
+def race_cdf_traces(results: Mapping[str, Sequence[Completed]],
+                    dashed: Sequence[str] = ()) -> list[go.Scatter]:
+    """Response-time distributions of several policies on one axis; the policies in
+    ``dashed`` are drawn dashed (a curve that may lie on another stays visible)."""
     traces: list[go.Scatter] = []
     for k, (name, recs) in enumerate(results.items()):
-        traces += response_cdf_traces(recs, name, color_of(name, k))
+        for tr in response_cdf_traces(recs, name, color_of(name, k)):
+            if name in dashed:
+                tr.line.dash = "dash"
+            traces.append(tr)
     return traces
 
 

@@ -97,15 +97,20 @@ def ccdf_figure(runs: Mapping[str, dict], quantiles=(50, 99, 99.9)) -> go.Figure
     """Complementary CDF of response time (log-log), one line per scenario, with the
     percentiles marked: the tail read off directly."""
     fig = go.Figure()
+    seen: list[np.ndarray] = []
     for k, (name, r) in enumerate(runs.items()):
         x = np.asarray(r["sorted_ms"])
         n = len(x)
         keep = np.unique(np.concatenate([np.linspace(0, n - 1, 400).astype(int),
                                          np.arange(max(0, n - 400), n)]))
         y = 1.0 - keep / n
+        # a run identical to an earlier one would hide it: dashed, drawn over it
+        same = any(len(s) == n and np.array_equal(s, x) for s in seen)
+        seen.append(x)
         fig.add_trace(go.Scatter(
-            x=x[keep], y=y, mode="lines", name=name, line=dict(color=COLORS[k % len(COLORS)],
-                                                               width=3 - 0.3 * k),
+            x=x[keep], y=y, mode="lines", name=name,
+            line=dict(color=COLORS[k % len(COLORS)], width=3 - 0.3 * k,
+                      dash="dash" if same else None),
             hovertemplate=f"{name}: P(response > %{{x:.1f}} ms) = %{{y:.2g}}<extra></extra>"))
     for q in quantiles:
         fig.add_hline(y=1 - q / 100, line=dict(color="#999", dash="dot"))

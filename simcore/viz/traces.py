@@ -50,13 +50,16 @@ def style_interarrival(fig: go.Figure, title: str = "Time between requests") -> 
 
 
 def size_histogram_traces(workloads: Mapping[str, object]) -> list[go.Bar]:
-    """Share of requests of each size (KiB) per workload (seed 003 Figs 2.17-2.24)."""
+    """Share of requests of each size (KiB) per workload (seed 003 Figs 2.17-2.24).
+
+    Every trace carries every size seen in any workload, smallest first (zero where a workload
+    has none), so the category axis runs in numeric order whatever the workloads' order."""
+    hists = {name: ts.size_histogram(wl) for name, wl in workloads.items()}
+    sizes = sorted({s for h in hists.values() for s in h})
     out = []
-    for k, (name, wl) in enumerate(workloads.items()):
-        h = ts.size_histogram(wl)
+    for k, (name, h) in enumerate(hists.items()):
         total = sum(h.values()) or 1
-        sizes = sorted(h)
-        out.append(go.Bar(x=[f"{s:g}" for s in sizes], y=[h[s] / total for s in sizes],
+        out.append(go.Bar(x=[f"{s:g}" for s in sizes], y=[h.get(s, 0) / total for s in sizes],
                           name=name, marker_color=_color(k)))
     return out
 
