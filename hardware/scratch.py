@@ -248,8 +248,7 @@ def scratch_file(directory: str | os.PathLike | None, job: str, size: int,
     place = check_place(directory if directory is not None else os.getcwd(), size + need_bytes)
     path = Path(place.directory) / f"disklab-{job}-scratch-{os.getpid()}.img"
     check_target(path, job=job, writes=True, kinds=("file",))  # a new file only
-    with open(path, "xb"):  # "x": fails if the file appeared since the check; never reused
-        pass
+    path.touch(exist_ok=False)  # O_EXCL: fails if the file appeared since the check; never reused
     try:
         fill(path, size, report)
         direct = direct_io_works(path)
