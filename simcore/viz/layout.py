@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 
 TITLE_SIZE = 17      # px, the title font (theme.apply_theme sets the same)
 TITLE_CHARS = 72     # wrap the title after about this many characters (a 690 px wide figure)
+BOOK_WIDTH = 690     # px, a figure in the book's text column (a figure without a width)
 TITLE_PAD = 10       # px above the title
 LINE = 1.3           # line height of a wrapped title, in font sizes
 GAP = 6              # px between the title and a legend under it
@@ -61,14 +62,18 @@ def tidy_log_axes(fig: go.Figure) -> go.Figure:
 
     Plotly's own choice on a log axis spanning one to four decades labels the 2s and 5s with
     a bare small digit ("2", "5", "1000", "2"), which reads as nonsense. An axis whose ticks the
-    builder set (``tickvals`` or a numeric ``dtick``) is left alone.
+    builder set (``tickvals`` or a numeric ``dtick``) is left alone; decades with minor ticks
+    every D1 are this function's own choice, made again (a live figure's data change).
     """
     for name in [k for k in fig.layout.to_plotly_json() if k[:5] in ("xaxis", "yaxis")]:
         ax = fig.layout[name]
         if ax.type != "log" or ax.tickvals is not None:
             continue
-        if ax.dtick is not None and not str(ax.dtick).startswith("D"):
+        ours = ax.dtick == 1 and ax.minor.dtick == "D1"
+        if ax.dtick is not None and not str(ax.dtick).startswith("D") and not ours:
             continue
+        if ours:
+            ax.minor = None
         if ax.range is not None and ax.autorange is not True:
             lo, hi = sorted(float(r) for r in ax.range)
         else:
@@ -114,25 +119,37 @@ def _top_subplot_titles(fig: go.Figure) -> int:
                 if a.yref == "paper" and (a.y or 0) >= 1 and a.yanchor == "bottom"), default=0)
 
 
+def _plot_width(fig: go.Figure) -> int:
+    """px between the side margins: the figure's own width, else the book's column."""
+    lay = fig.layout
+    if not lay.width:
+        return 600
+    return int(lay.width - (lay.margin.l if lay.margin.l is not None else 80)
+               - (lay.margin.r if lay.margin.r is not None else 80))
+
+
 def fit_layout(fig: go.Figure) -> go.Figure:
     """Fit the title, a top legend and the margins to what the figure has; returns ``fig``.
 
     The title sits at the top of the figure and a horizontal "top" legend just under it, both
     placed in figure (container) coordinates: the legend never covers the title, and plotly
     pushes the plot area down by what the legend takes at the reader's width. With no title and
-    no legend the top margin is small.
+    no legend the top margin is small. A figure with its own ``width`` (a live explorer's) gets
+    its title wrapped and its legend rows counted for that width instead of the book's.
     """
     tidy_log_axes(fig)
     lay = fig.layout
     height = lay.height or 420
+    chars = max(30, TITLE_CHARS * lay.width // BOOK_WIDTH) if lay.width else TITLE_CHARS
+    plot_px = _plot_width(fig)
     text = lay.title.text if lay.title else None
     lines = 0
     for frame in fig.frames or ():  # a slider may show a new title with each frame
         if frame.layout is not None and frame.layout.title.text:
-            frame.layout.title.text = wrap_title(frame.layout.title.text)
+            frame.layout.title.text = wrap_title(frame.layout.title.text, chars)
             lines = max(lines, frame.layout.title.text.count("<br>") + 1)
     if text:
-        text = wrap_title(text)
+        text = wrap_title(text, chars)
         lines = max(lines, text.count("<br>") + 1)
         size = (lay.title.font.size if lay.title.font and lay.title.font.size else TITLE_SIZE)
         title_px = TITLE_PAD + LINE * size * lines
@@ -153,7 +170,7 @@ def fit_layout(fig: go.Figure) -> go.Figure:
     if (_shows_legend(fig) and leg.yref == "container" and leg.yanchor == "bottom"
             and (leg.y or 0) < 0.5):
         # room under the x-axis title for as many rows as the legend will take
-        lay.margin.b = max(lay.margin.b or 0, 72 + 21 * _legend_rows(fig))
+        lay.margin.b = max(lay.margin.b or 0, 72 + 21 * _legend_rows(fig, plot_px))
     for a in lay.annotations or ():  # make_subplots' 16 px titles crowd a half-width plot
         if a.yref == "paper" and (a.y or 0) >= 1 and a.yanchor == "bottom" and a.font.size == 16:
             a.font.size = 14
@@ -161,7 +178,7 @@ def fit_layout(fig: go.Figure) -> go.Figure:
     subtitles = SUBPLOT_TITLE + 17 * (sub_lines - 1) if sub_lines else 0
     if on_top:
         leg.update(yref="container", y=1 - top / height, yanchor="top")
-        top += 21 * _legend_rows(fig) + 4
+        top += 21 * _legend_rows(fig, plot_px) + 4
     menus_px = 0
     for menu in lay.updatemenus or ():
         if (menu.y or 0) >= 1 and menu.yanchor == "bottom":
@@ -169,7 +186,7 @@ def fit_layout(fig: go.Figure) -> go.Figure:
     # the legend and title push the margin themselves; what sits on the plot's top edge
     # (subplot titles, buttons) needs the room added by hand
     lay.margin.t = int(top + max(subtitles, menus_px) + (4 if text or on_top else 12))
-    _inset_sliders(fig)
+    _inset_sliders(fig, plot_px)
     return fig
 
 

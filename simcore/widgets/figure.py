@@ -15,6 +15,10 @@ loader of a few hundred bytes. The loader imports plotly's own bundle once per p
 2. failing that (a Jupyter started without that setting, VS Code, ...), from the kernel,
    once per page, as a custom widget message.
 
+Its layout is fitted as the book's figures are: after each update the kernel sends, the
+explorer's figure gets :func:`simcore.viz.layout.fit_layout` (wrapped title, legend under it, top
+margin to content, tidy log ticks), in the same message as the update (:func:`fit_changes`).
+
 It also repairs one plotly habit: inside ``batch_update()``, setting ``title.x`` (the theme) and
 ``title`` (the explorer's text) sends both keys in one relayout, which plotly.js rejects whole
 ("cannot set title.x and a parent attribute simultaneously"), leaving a stale title and layout
@@ -38,12 +42,15 @@ import plotly
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from ..viz.layout import fit_layout
+
 __all__ = [
     "BUNDLE",
     "STATIC_DIR",
     "FigureWidget",
     "busy",
     "computing",
+    "fit_changes",
     "fit_screen",
     "merge_relayout",
     "set_traces",
@@ -161,6 +168,7 @@ def merge_relayout(layout: go.Layout, data: dict) -> dict:
     holds the merged result, so the parent is sent as that and its children are dropped.
     """
     parents = [k for k in data if any(_is_parent(k, other) for other in data)]
+    parents = [p for p in parents if not any(_is_parent(q, p) for q in parents)]  # outermost
     if not parents:
         return data
     out = {k: v for k, v in data.items() if not any(_is_parent(p, k) for p in parents)}
@@ -170,20 +178,72 @@ def merge_relayout(layout: go.Layout, data: dict) -> dict:
     return out
 
 
+def _flat_diff(old: dict, new: dict, prefix: str = "") -> dict:
+    """The relayout that turns layout ``old`` into ``new`` (dotted keys; None deletes)."""
+    out: dict = {}
+    for key in {*old, *new}:
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            out.update(_flat_diff(a, b, f"{prefix}{key}."))
+        elif not _equal(a, b):
+            out[prefix + key] = b
+    return out
+
+
+def fit_changes(fig: go.FigureWidget) -> dict:
+    """What :func:`simcore.viz.layout.fit_layout` changes in ``fig``'s layout, as a relayout.
+
+    The fitting runs on a plain copy (inside ``batch_update`` a widget reads back its old
+    values), so a live explorer gets exactly the layout its static twin gets from ``show``.
+    """
+    fitted = fit_layout(go.Figure(fig.to_dict())).layout.to_plotly_json()
+    return _flat_diff(fig.layout.to_plotly_json(), fitted)
+
+
 class FigureWidget(go.FigureWidget):
-    """``go.FigureWidget`` with a loader instead of the 5 MB bundle in its state."""
+    """``go.FigureWidget`` with a loader instead of the 5 MB bundle in its state, and a layout
+    fitted (:func:`fit_changes`) after every update made in the kernel."""
 
     _esm = _LOADER
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.on_msg(self._on_page_message)
+        self.fit()
+
+    def fit(self) -> dict:
+        """Fit the layout now (one relayout message if anything changes); returns the changes."""
+        changes = fit_changes(self)
+        if changes:
+            self.plotly_relayout(changes)
+        return changes
+
+    def _fitted(self, layout_data: dict) -> dict:
+        """``layout_data`` plus the fitting it calls for, applied to the kernel's layout."""
+        changes = fit_changes(self)
+        if not changes:
+            return layout_data
+        return {**layout_data, **self._perform_plotly_relayout(changes)}
+
+    @contextmanager
+    def batch_update(self):
+        """plotly's ``batch_update``; a batch that only added or removed traces (no update
+        message to carry the fitting) is fitted after it."""
+        outer = not self._in_batch_mode
+        with super().batch_update():
+            yield
+        if outer:
+            self.fit()
 
     def _send_relayout_msg(self, layout_data, source_view_id=None):
+        if source_view_id is None:  # the kernel's change, not the reader's zoom or pan
+            layout_data = self._fitted(layout_data)
         super()._send_relayout_msg(merge_relayout(self.layout, layout_data), source_view_id)
 
     def _send_update_msg(self, restyle_data, relayout_data, trace_indexes=None,
                          source_view_id=None):
+        if source_view_id is None:
+            relayout_data = self._fitted(relayout_data)
         super()._send_update_msg(restyle_data, merge_relayout(self.layout, relayout_data),
                                  trace_indexes, source_view_id)
 
