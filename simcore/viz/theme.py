@@ -22,7 +22,9 @@ def apply_theme(fig: go.Figure, height: int = 420) -> go.Figure:
         margin=dict(l=60, r=20, t=110, b=50),
         font=dict(family="Helvetica, Arial, sans-serif", size=13),
         title=dict(x=0.01, xanchor="left", y=0.98, yanchor="top", font=dict(size=17)),
-        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0),
+        # paper units: a live figure themed again after fit_layout moved its legend
+        legend=dict(orientation="h", yref="paper", yanchor="bottom", y=1.02, xanchor="left",
+                    x=0),
         hoverlabel=dict(namelength=-1),
     )
     return fig

@@ -41,6 +41,7 @@ import ipywidgets as w
 import plotly
 import plotly.graph_objects as go
 import plotly.io as pio
+from plotly.utils import PlotlyJSONEncoder
 
 from ..viz.layout import fit_layout
 
@@ -185,9 +186,18 @@ def _flat_diff(old: dict, new: dict, prefix: str = "") -> dict:
         a, b = old.get(key), new.get(key)
         if isinstance(a, dict) and isinstance(b, dict):
             out.update(_flat_diff(a, b, f"{prefix}{key}."))
-        elif not _equal(a, b):
+        elif not _same(a, b):
             out[prefix + key] = b
     return out
+
+
+def _same(a, b) -> bool:
+    """Equal as JSON (numpy arrays and lists alike; a layout's template holds a "data" key,
+    which ``plotly.io.to_json`` would take for a figure)."""
+    if a is None or b is None:
+        return a is b
+    return (json.dumps(a, cls=PlotlyJSONEncoder, sort_keys=True)
+            == json.dumps(b, cls=PlotlyJSONEncoder, sort_keys=True))
 
 
 def fit_changes(fig: go.FigureWidget) -> dict:
