@@ -206,8 +206,13 @@ def fit_changes(fig: go.FigureWidget) -> dict:
     The fitting runs on a plain copy (inside ``batch_update`` a widget reads back its old
     values), so a live explorer gets exactly the layout its static twin gets from ``show``.
     """
-    fitted = fit_layout(go.Figure(fig.to_dict())).layout.to_plotly_json()
-    return _flat_diff(fig.layout.to_plotly_json(), fitted)
+    spec = fig.to_dict()
+    spec["layout"].pop("template", None)  # fit_layout does not read it; slow to validate
+    fitted = fit_layout(go.Figure(spec)).layout.to_plotly_json()
+    now = fig.layout.to_plotly_json()
+    for layout in (fitted, now):
+        layout.pop("template", None)
+    return _flat_diff(now, fitted)
 
 
 class FigureWidget(go.FigureWidget):
@@ -230,6 +235,7 @@ class FigureWidget(go.FigureWidget):
 
     def _fitted(self, layout_data: dict) -> dict:
         """``layout_data`` plus the fitting it calls for, applied to the kernel's layout."""
+        self._fit_pending = False
         changes = fit_changes(self)
         if not changes:
             return layout_data
@@ -240,9 +246,11 @@ class FigureWidget(go.FigureWidget):
         """plotly's ``batch_update``; a batch that only added or removed traces (no update
         message to carry the fitting) is fitted after it."""
         outer = not self._in_batch_mode
+        if outer:
+            self._fit_pending = True
         with super().batch_update():
             yield
-        if outer:
+        if outer and self._fit_pending:
             self.fit()
 
     def _send_relayout_msg(self, layout_data, source_view_id=None):
