@@ -1001,7 +1001,8 @@ class SegmentCache:
         if len(unnoted) >= self._note_every:
             self._follow_streams()
         self._counts["reads"] += 1
-        if not self.config.preempt_destage:
+        s = self.stream  # (only a destage can be in the way: a read-ahead never is)
+        if not self.config.preempt_destage and s is not None and s.kind == "write":
             s = self._destage_in_way(now)
             if s is not None:
                 # DiskSim 4.0 never stops a write's media access for another request
