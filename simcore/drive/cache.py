@@ -967,7 +967,10 @@ class SegmentCache:
             if (lba > seg.end or (seg.start > lba and seg is not filling) or seg is wseg
                     or (seg.written and not write_hits)):
                 continue
-            if seg is filling and self._live_start(seg, t) > lba:
+            # (the filling segment's start is never below both its start and where it was
+            # when the stream began: below those, no need to work it out)
+            if seg is filling and ((lba < seg.start and lba < s.start0)
+                                   or self._live_start(seg, t) > lba):
                 continue
             ve = self._valid_end(seg, t)
             if s is not None and s.seg is seg and s.kind == "read":
@@ -1131,13 +1134,14 @@ class SegmentCache:
         spt = round(self.rev_ms / p.sector_ms) if p.sector_ms > 0 else 0
         if spt <= 0:
             return lba
-        sector = math.ceil(self.mech.angle_at(p.move_end_ms) * spt - 1e-9) % spt
+        mech = self.mech  # (its angle_at, inlined: this runs on every read miss)
+        sector = math.ceil((mech.phase0 + p.move_end_ms / mech.rev_ms) % 1.0 * spt - 1e-9) % spt
         track = self.layout.straight_track(lba)  # (``p`` is on ``lba``'s track)
         if track is not None and track.spt == spt:  # one run of LBAs: the same answers
-            landing = track.lba_at(sector)
-            if landing is None or landing == lba:
+            first, end, _cyl, _surface, offset, _spt = track  # (its lba_at, inlined)
+            landing = first + (sector - offset) % spt
+            if landing >= end or landing == lba:
                 return lba
-            first = track.first
         else:
             landing = self.layout.lba_at(p.cylinder, p.surface, sector)
             if (landing is None or landing == lba
