@@ -1196,6 +1196,10 @@ class SegmentCache:
         if (track is not None and track.wrap < 0  # on one track: its start, without arrays
                 and track.time_of(first) - track.sector_ms >= complete_ms):
             return
+        if track is None:  # the same test on the arrays as they are (no step array yet)
+            on = next(p for p in reversed(s._pieces) if p.first <= first)
+            if float(s._done[first]) - on.sector_ms >= complete_ms:
+                return
         done = s.done
         count = len(done)
         plan = Plan(done, s.pieces, 0.0, 0.0, 0.0, s.end_ms, 0, 0)  # (respect_arrivals's input)
