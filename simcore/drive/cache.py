@@ -1489,6 +1489,17 @@ class SegmentCache:
         self._destage(seg, now, head)
         return self.stream.end_ms if self.stream is not None else None
 
+    def idle_at_end(self) -> bool:
+        """Whether :meth:`background`, asked again once the current background work has
+        ended (the drive still idle), would find nothing to start: the work is a read-ahead
+        and no segment holds dirty data (only a command can add some). The read-ahead is
+        then retired by whatever asks the cache next (:meth:`_live`), as it would have been
+        by that call."""
+        s = self.stream
+        if s is None or s.kind != "read":
+            return False
+        return not [g for g in self.segments if g.dirty_from < g.end]  # (as background's)
+
     def flush(self, now: float, head: HeadState) -> float:
         """Time at which every dirty sector is on the platter (destaging one segment after another)."""
         s = self._live(now)
