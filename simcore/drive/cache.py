@@ -116,7 +116,6 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, replace
-from operator import attrgetter
 from typing import NamedTuple
 
 import numpy as np
@@ -138,7 +137,6 @@ __all__ = ["CLEAN", "FLUSH", "POLICIES", "CacheConfig", "ReadService", "Segment"
 
 _NO_ARRIVALS = np.empty(0)  # a segment's arrival times when none are kept (shared, never
 _NO_ARRIVALS.flags.writeable = False  # written: the arrays are replaced, not filled)
-_age = attrgetter("last_used")  # a segment's age (the least recently used is the oldest)
 CLEAN = 1 << 62  # ``Segment.dirty_from`` of a segment with nothing left to write
 FLUSH = "F"  # a request op: write every dirty sector to the platter (ATA FLUSH CACHE)
 POLICIES = ("none", "track", "cylinder", "segment", "zero", "on-arrival", "track-ahead")
@@ -766,17 +764,14 @@ class SegmentCache:
                             continue
                         segments.remove(victim)
             wseg = self._wseg
-            # the clean segment used least recently (the first of equals): most often the
-            # oldest of all is clean, found by min in C (this runs on every read miss); else
-            # a scan that tests the age first, so only the few segments older than those
-            # seen so far are tested for dirty data
-            lru = min(segments, key=_age, default=None)
-            if lru is not None and (lru.dirty_from < lru.end or lru is wseg):
-                lru, oldest = None, 0
-                for g in segments:
-                    if (lru is None or g.last_used < oldest) and g.dirty_from >= g.end and (
-                            g is not wseg):
-                        lru, oldest = g, g.last_used
+            # the clean segment used least recently (the first of equals); the age is tested
+            # first, so only the few segments older than those seen so far are tested for
+            # dirty data (the scan runs on every read miss)
+            lru, oldest = None, 0
+            for g in segments:
+                if (lru is None or g.last_used < oldest) and g.dirty_from >= g.end and (
+                        g is not wseg):
+                    lru, oldest = g, g.last_used
             pool = len(segments) - (wseg is not None)
             if pool < self.n_segments - separate or lru is None:
                 self._sids += 1
