@@ -566,6 +566,14 @@ class SegmentCache:
     def _kib(self, kib: float) -> int:
         return int(kib * 2)
 
+    def _note_stream(self, lba: int, n: int) -> None:
+        """Note a command of ``n`` sectors from ``lba`` for stream detection
+        (:meth:`_follow_streams`, when due)."""
+        unnoted = self._unnoted
+        unnoted.append((lba, n))
+        if len(unnoted) >= self._note_every:
+            self._follow_streams()
+
     def _follow_streams(self) -> None:
         """Sequential-stream detection (for adaptive segments), over the commands noted
         since the last call (``_unnoted``, in order)."""
@@ -999,10 +1007,7 @@ class SegmentCache:
         *miss* overhead (``disk_read_arrive``), a hit's too, and ``disk_check_hda`` starts
         any seek of the command only then: the read-ahead of "Read-ahead on idle hit"
         (``read_ahead_on_hit``) begins there, not at the arrival."""
-        unnoted = self._unnoted
-        unnoted.append((lba, sectors))
-        if len(unnoted) >= self._note_every:
-            self._follow_streams()
+        self._note_stream(lba, sectors)
         self._counts["reads"] += 1
         s = self.stream  # (only a destage can be in the way: a read-ahead never is)
         if not self.config.preempt_destage and s is not None and s.kind == "write":
@@ -1288,10 +1293,7 @@ class SegmentCache:
         stopped then and the head moves (to write through, or to destage) only after the
         overhead plus the stop's wait, as DiskSim does (see :meth:`_stop_for_write`).
         """
-        unnoted = self._unnoted
-        unnoted.append((lba, sectors))
-        if len(unnoted) >= self._note_every:
-            self._follow_streams()
+        self._note_stream(lba, sectors)
         self._counts["writes"] += 1
         self._tick += 1
         arrive_ms = np.asarray(arrive_ms, dtype=float)
