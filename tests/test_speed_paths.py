@@ -382,3 +382,28 @@ def test_buffered_serve_open_matches_the_event_loop_where_read_ahead_is_held(kin
     _, _, fast, _ = _both_paths_agree(stack(mech), OpenWorkload(reqs, name=kind))
     if kind == "sequential":
         assert fast.cache.stats["read_ahead_held_revolutions"] > 50
+
+
+@pytest.mark.parametrize("offset_ms", [-0.001, 0.0, 0.001])
+@pytest.mark.parametrize("write_back", [False, True])
+def test_buffered_serve_open_arrival_at_the_end_of_an_idle_read_ahead(atlas, offset_ms,
+                                                                       write_back):
+    """An idle drive whose only background work is a read-ahead does not wake at its end on
+    the event-free path (there is nothing to start then): the next requests, arriving just
+    before, exactly at or just after that end, must be served as SimPy serves them, and the
+    clock must stop where SimPy's does. With write-back, the write among them leaves dirty
+    data, and the drive, idle again, destages it and wakes as SimPy's does."""
+    from simcore.drive.cache import CacheConfig
+
+    cache = CacheConfig.from_profile(atlas.profile, write_back=write_back)
+    stk = stack(atlas, cache=cache, scheduler="sptf")
+    first = [Request(0, 0.0, READ, 1000, 8)]
+    alone = run(stk, OpenWorkload(first))
+    ra_end = alone.meta["end_ms"]  # the clock stops where the read-ahead ends
+    assert ra_end > alone.records[0].finish_ms  # (the case is what it says)
+    t = ra_end + offset_ms
+    wl = OpenWorkload([*first, Request(1, t, WRITE, 7_000_000, 8),
+                       Request(2, t, READ, 1016, 8), Request(3, t, READ, 9_000, 8),
+                       Request(4, t + 30.0, READ, 3_000_000, 8)])
+    res, _, _, _ = _both_paths_agree(stk, wl)
+    assert len(res.records) == 5

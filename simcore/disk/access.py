@@ -92,9 +92,6 @@ class Plan(NamedTuple):
         return step
 
 
-# ``_new_tuple(TrackPiece, fields)``: the NamedTuple without its Python-level ``__new__``
-_new_tuple = tuple.__new__
-
 _ONES = np.arange(1, 1025, dtype=float)  # 1, 2, 3, ...: sector numbers for the times
 
 
@@ -426,11 +423,12 @@ class Mechanism:
         if self._fmt is not None:
             return None
         first, _end, cyl, surface, offset, spt = track
-        return self._track(_new_tuple(TrackPiece, (cyl, surface, (offset + lba - first) % spt,
-                                                   sectors, sectors, spt)),
+        # the piece's fields as a plain tuple: _track only unpacks them (and a NamedTuple is
+        # slower to make and to unpack)
+        return self._track((cyl, surface, (offset + lba - first) % spt, sectors, sectors, spt),
                            start_ms, head.cylinder, head.surface, False, self.zl_read, 0.0)
 
-    def _track(self, piece: TrackPiece, t: float, cyl: int, surface: int, is_write: bool,
+    def _track(self, piece: TrackPiece | tuple, t: float, cyl: int, surface: int, is_write: bool,
                zero_latency: bool, min_move_ms: float) -> TrackPlan:
         """One track's part of a plan, the head at ``(cyl, surface)`` at ``t``."""
         pc, ps, first, span, count, spt = piece  # (a TrackPiece's fields, in order)

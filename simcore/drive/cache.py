@@ -114,7 +114,7 @@ time ("Max queue length" 1, as in all ten).
 from __future__ import annotations
 
 import math
-from collections import Counter, deque
+from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -531,40 +531,74 @@ class SegmentCache:
         self.segments: list[Segment] = []
         self.stream: _Stream | None = None
         self.stop_wait = 0.0  # what the last stop of a read-ahead waited (seek, sector end)
-        self.stats: Counter = Counter()
+        self._stats: Counter = Counter()
+        # what the cache counts goes here first: a Counter's item assignment is slow (its
+        # ``__delitem__``, written in Python, takes the slot item assignment shares, so every
+        # ``+=`` calls back into Python) and a read makes several counts; :attr:`stats` adds
+        # them up, in the order they were first made, so it holds the same Counter
+        self._counts: defaultdict[str, int] = defaultdict(int)
         self._tick = 0
         self._sids = 0
         self._next_lba: dict[int, int] = {}
         self._recent: deque[int] = deque(maxlen=config.stream_window)
         self._new_stream = 0
+        # commands whose streams are still to follow: at once with adaptive segments (they
+        # decide the segments), else in batches (only streams_seen asks about them)
+        self._unnoted: list[tuple[int, int]] = []
+        self._note_every = 1 if config.adaptive else 1024
         self._min_write_seek = mechanism.profile.overheads.min_write_seek_ms
         self._min_ra = self._kib(config.min_read_ahead_kib)  # sectors
         self._wseg: Segment | None = None  # the write segment (separate_write_segment)
+
+    @property
+    def stats(self) -> Counter:
+        """What the cache counted (hits, misses, read-ahead and destage work, lost
+        revolutions...): a Counter, which callers may add to."""
+        counts = self._counts
+        if counts:
+            stats = self._stats
+            for key, n in counts.items():
+                stats[key] += n
+            counts.clear()
+        return self._stats
 
     # -- bookkeeping ----------------------------------------------------------
     def _kib(self, kib: float) -> int:
         return int(kib * 2)
 
     def _note_stream(self, lba: int, n: int) -> None:
-        """Sequential-stream detection (for adaptive segments)."""
-        sid = self._next_lba.pop(lba, None)
-        if sid is None:
-            self._new_stream += 1
-            sid = self._new_stream
-        self._next_lba[lba + n] = sid
-        if len(self._next_lba) > 4 * self.config.stream_window:
-            for key in list(self._next_lba)[: len(self._next_lba) // 2]:
-                del self._next_lba[key]
-        self._recent.append(sid)
+        """Note a command of ``n`` sectors from ``lba`` for stream detection
+        (:meth:`_follow_streams`, when due)."""
+        unnoted = self._unnoted
+        unnoted.append((lba, n))
+        if len(unnoted) >= self._note_every:
+            self._follow_streams()
+
+    def _follow_streams(self) -> None:
+        """Sequential-stream detection (for adaptive segments), over the commands noted
+        since the last call (``_unnoted``, in order)."""
+        nxt, recent, window = self._next_lba, self._recent, self.config.stream_window
+        for lba, n in self._unnoted:
+            sid = nxt.pop(lba, None)
+            if sid is None:
+                self._new_stream += 1
+                sid = self._new_stream
+            nxt[lba + n] = sid
+            if len(nxt) > 4 * window:
+                for key in list(nxt)[: len(nxt) // 2]:
+                    del nxt[key]
+            recent.append(sid)
+        self._unnoted.clear()
         if self.config.adaptive:
-            want = max(1, min(self.config.max_segments, len(set(self._recent))))
+            want = max(1, min(self.config.max_segments, len(set(recent))))
             if want != self.n_segments:
                 self.n_segments = want
                 self.cap = max(1, int(self.config.size_kib * 2) // want)
-                self.stats["resegmented"] += 1
+                self._counts["resegmented"] += 1
 
     def streams_seen(self) -> int:
         """Distinct sequential streams among the last ``stream_window`` commands."""
+        self._follow_streams()
         return len(set(self._recent))
 
     def _valid_end(self, seg: Segment, t: float) -> int:
@@ -628,7 +662,7 @@ class SegmentCache:
         self.stream = None
         pos = s.position()
         head.cylinder, head.surface = pos.cylinder, pos.surface
-        self.stats["waited_for_destage"] += 1
+        self._counts["waited_for_destage"] += 1
         return s.end_ms
 
     def _trim_arrivals(self, seg: Segment) -> None:
@@ -755,7 +789,7 @@ class SegmentCache:
                 seg = lru
                 if self.stream is not None and self.stream.seg is seg:
                     self.stop(t, head)
-                self.stats["evictions"] += 1
+                self._counts["evictions"] += 1
         seg.start = seg.end = 0
         seg.dirty_from = CLEAN
         seg.arrive = _NO_ARRIVALS
@@ -840,8 +874,8 @@ class SegmentCache:
                 end = s.seg.end  # (min and max, without their calls)
                 ring = end - self.cap if end - self.cap > s.start0 else s.start0
                 s.seg.start = ring if ring < end else end
-            self.stats["read_ahead_stopped"] += n - got
-            self.stats["read_ahead_sectors"] -= n - got
+            self._counts["read_ahead_stopped"] += n - got
+            self._counts["read_ahead_sectors"] -= n - got
         else:
             self._destaged_to(s.seg, s.lba + got)
         head.cylinder, head.surface = cyl, surf
@@ -903,8 +937,8 @@ class SegmentCache:
         if seg.end - self.cap > seg.start:  # (max, without its call)
             seg.start = seg.end - self.cap
         head.cylinder, head.surface = plan.cylinder, plan.surface
-        self.stats["read_ahead_sectors"] += ra
-        self.stats["read_aheads"] += 1
+        self._counts["read_ahead_sectors"] += ra
+        self._counts["read_aheads"] += 1
 
     def _extend(self, s: _Stream, upto: int, t: float, head: HeadState,
                 req_start: int | None = None) -> None:
@@ -919,7 +953,7 @@ class SegmentCache:
         s.seg.end = want
         s.seg.start = max(s.seg.start, want - self.cap)
         head.cylinder, head.surface = plan.cylinder, plan.surface
-        self.stats["read_ahead_sectors"] += want - have
+        self._counts["read_ahead_sectors"] += want - have
 
     # -- reads ----------------------------------------------------------------
     def lookup(self, lba: int, sectors: int, now: float) -> str:
@@ -941,7 +975,10 @@ class SegmentCache:
             if (lba > seg.end or (seg.start > lba and seg is not filling) or seg is wseg
                     or (seg.written and not write_hits)):
                 continue
-            if seg is filling and self._live_start(seg, t) > lba:
+            # (the filling segment's start is never below both its start and where it was
+            # when the stream began: below those, no need to work it out)
+            if seg is filling and ((lba < seg.start and lba < s.start0)
+                                   or self._live_start(seg, t) > lba):
                 continue
             ve = self._valid_end(seg, t)
             if s is not None and s.seg is seg and s.kind == "read":
@@ -971,8 +1008,9 @@ class SegmentCache:
         any seek of the command only then: the read-ahead of "Read-ahead on idle hit"
         (``read_ahead_on_hit``) begins there, not at the arrival."""
         self._note_stream(lba, sectors)
-        self.stats["reads"] += 1
-        if not self.config.preempt_destage:
+        self._counts["reads"] += 1
+        s = self.stream  # (only a destage can be in the way: a read-ahead never is)
+        if not self.config.preempt_destage and s is not None and s.kind == "write":
             s = self._destage_in_way(now)
             if s is not None:
                 # DiskSim 4.0 never stops a write's media access for another request
@@ -991,7 +1029,7 @@ class SegmentCache:
         kind, seg, hit = found if found is not None else self.find(lba, sectors, now)
         self._tick += 1
         if kind == "hit":
-            self.stats["hits"] += 1
+            self._counts["hits"] += 1
             seg.last_used = self._tick
             s = self.stream
             t_media = now if media_ms is None else media_ms
@@ -1000,7 +1038,7 @@ class SegmentCache:
                 # DiskSim: a hit on another segment stops the read-ahead (its own media
                 # work, if any, starts after the overhead plus the stop's wait)
                 self.stop(now, head)
-                self.stats["read_ahead_stopped_by_hit"] += 1
+                self._counts["read_ahead_stopped_by_hit"] += 1
                 if self.config.stop_adds_to_overhead:
                     t_media += self.stop_wait
                 s = None
@@ -1022,7 +1060,7 @@ class SegmentCache:
             ready = np.full(sectors, ready_ms)
             return ReadService("hit", ready, 0.0, 0.0, 0.0, ready_ms, seg)
         if kind == "stream":
-            self.stats["stream_hits"] += 1
+            self._counts["stream_hits"] += 1
             seg.last_used = self._tick
             s = self.stream
             self._extend(s, lba + sectors, now, head, lba)
@@ -1060,16 +1098,16 @@ class SegmentCache:
             ready = done
         head.cylinder, head.surface = plan.cylinder, plan.surface
         if kind == "partial" and not seg.dirty:  # keep the request; older data may go
-            self.stats["partial_hits" if hit else "misses"] += 1
+            self._counts["partial_hits" if hit else "misses"] += 1
             seg.owner_start = self._live_start(seg, now)  # DiskSim keeps the segment's start
             seg.start, seg.end = lba, lba + sectors
         elif kind == "partial":  # the buffered head of the request is dirty: keep it apart
-            self.stats["partial_hits"] += 1
+            self._counts["partial_hits"] += 1
             seg = self._allocate(now, head)
             seg.start, seg.end = first, lba + sectors
             seg.owner_start = first
         else:
-            self.stats["misses"] += 1
+            self._counts["misses"] += 1
             seg = self._allocate(now, head)
             seg.start = lba
             seg.end = lba + sectors
@@ -1101,13 +1139,14 @@ class SegmentCache:
         spt = round(self.rev_ms / p.sector_ms) if p.sector_ms > 0 else 0
         if spt <= 0:
             return lba
-        sector = math.ceil(self.mech.angle_at(p.move_end_ms) * spt - 1e-9) % spt
+        mech = self.mech  # (its angle_at, inlined: this runs on every read miss)
+        sector = math.ceil((mech.phase0 + p.move_end_ms / mech.rev_ms) % 1.0 * spt - 1e-9) % spt
         track = self.layout.straight_track(lba)  # (``p`` is on ``lba``'s track)
         if track is not None and track.spt == spt:  # one run of LBAs: the same answers
-            landing = track.lba_at(sector)
-            if landing is None or landing == lba:
+            first, end, _cyl, _surface, offset, _spt = track  # (its lba_at, inlined)
+            landing = first + (sector - offset) % spt
+            if landing >= end or landing == lba:
                 return lba
-            first = track.first
         else:
             landing = self.layout.lba_at(p.cylinder, p.surface, sector)
             if (landing is None or landing == lba
@@ -1118,7 +1157,7 @@ class SegmentCache:
             if not wrap:
                 return lba
             landing = self.layout.track_extent(lba)[0] if first is None else first
-        self.stats["pre_read_sectors"] += lba - landing
+        self._counts["pre_read_sectors"] += lba - landing
         return lba - self.cap if lba - self.cap > landing else landing  # (max, no call)
 
     def read_done(self, svc: ReadService, media_end_ms: float, head: HeadState,
@@ -1162,6 +1201,10 @@ class SegmentCache:
         if (track is not None and track.wrap < 0  # on one track: its start, without arrays
                 and track.time_of(first) - track.sector_ms >= complete_ms):
             return
+        if track is None:  # the same test on the arrays as they are (no step array yet)
+            on = next(p for p in reversed(s._pieces) if p.first <= first)
+            if float(s._done[first]) - on.sector_ms >= complete_ms:
+                return
         done = s.done
         count = len(done)
         plan = Plan(done, s.pieces, 0.0, 0.0, 0.0, s.end_ms, 0, 0)  # (respect_arrivals's input)
@@ -1191,7 +1234,7 @@ class SegmentCache:
         own = lba + n - s.lba
         if 0 < own <= count:
             shift -= float(held[own - 1] - done[own - 1])
-        self.stats["read_ahead_held_revolutions"] += round(shift / self.rev_ms)
+        self._counts["read_ahead_held_revolutions"] += round(shift / self.rev_ms)
 
     # -- writes ---------------------------------------------------------------
     def _write_fill(self, sectors: int) -> int:
@@ -1251,7 +1294,7 @@ class SegmentCache:
         overhead plus the stop's wait, as DiskSim does (see :meth:`_stop_for_write`).
         """
         self._note_stream(lba, sectors)
-        self.stats["writes"] += 1
+        self._counts["writes"] += 1
         self._tick += 1
         arrive_ms = np.asarray(arrive_ms, dtype=float)
         fill = self._write_fill(sectors)
@@ -1261,7 +1304,7 @@ class SegmentCache:
         if not self.config.write_back or fua:
             t0 = hold
             if fua:
-                self.stats["fua_writes"] += 1
+                self._counts["fua_writes"] += 1
                 # (with a separate write segment this write takes it: its data goes first)
                 older = [g for g in self.segments
                          if g.dirty and ((g.dirty_from < lba + sectors and lba < g.end)
@@ -1302,7 +1345,7 @@ class SegmentCache:
             # DiskSim's dedicated write segment is the only one a write may take: a write
             # that does not append to its data waits until that data is on the platter
             t_head = now = max(now, self.flush(now, head))
-            self.stats["waited_for_write_segment"] += 1
+            self._counts["waited_for_write_segment"] += 1
             seg = None
         self._drop_overlaps(lba, sectors, seg, now, head)
         if fresh:
@@ -1339,7 +1382,7 @@ class SegmentCache:
         seg.end = lba + sectors
         seg.start = max(seg.start, min(seg.dirty_from, seg.end - self.cap))
         seg.last_used = self._tick
-        self.stats["buffered_writes"] += 1
+        self._counts["buffered_writes"] += 1
         if append:
             plan = self.mech.plan(lba, sectors, True, s.end_ms, s.position())
             plan = plan._replace(done_ms=respect_arrivals(plan, arrive_ms, self.rev_ms))
@@ -1387,7 +1430,7 @@ class SegmentCache:
         s.end_ms = float(s.done[-1])
         self.stream = s
         head.cylinder, head.surface = plan.cylinder, plan.surface
-        self.stats["destages"] += 1
+        self._counts["destages"] += 1
 
     def _write_out(self, segs: list[Segment], t: float, head: HeadState) -> float:
         """Destage ``segs`` now, one after another; returns when they are on the platter."""
@@ -1442,6 +1485,17 @@ class SegmentCache:
         seg = self._pick_dirty(dirty, now, head)
         self._destage(seg, now, head)
         return self.stream.end_ms if self.stream is not None else None
+
+    def idle_at_end(self) -> bool:
+        """Whether :meth:`background`, asked again once the current background work has
+        ended (the drive still idle), would find nothing to start: the work is a read-ahead
+        and no segment holds dirty data (only a command can add some). The read-ahead is
+        then retired by whatever asks the cache next (:meth:`_live`), as it would have been
+        by that call."""
+        s = self.stream
+        if s is None or s.kind != "read":
+            return False
+        return not [g for g in self.segments if g.dirty_from < g.end]  # (as background's)
 
     def flush(self, now: float, head: HeadState) -> float:
         """Time at which every dirty sector is on the platter (destaging one segment after another)."""

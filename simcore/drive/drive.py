@@ -519,7 +519,16 @@ class Drive:
                     if not pending:
                         nxt = cache.background(now, head)
                         armed = True
-                        if nxt is not None and nxt > now:
+                        if nxt is not None and nxt > now and cache.idle_at_end():
+                            # a read-ahead with nothing dirty: the process, woken at its end,
+                            # would find nothing to do and wait on, its next command starting
+                            # when the next one arrives, as it starts here; so it waits for
+                            # work alone (the events it would have made between come in the
+                            # same order; only where SimPy's clock stops keeps the timeout)
+                            tail = max(tail, now + (nxt - now))
+                            state = _IDLE
+                            dev = None
+                        elif nxt is not None and nxt > now:
                             state = _IDLE_OR_BACKGROUND
                             dev = (now + (nxt - now), 1, eid)
                             eid += 1
