@@ -4,7 +4,6 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-JOBS ?= 2
 
 .PHONY: help setup book test lint unit lab student grade-demo bench record lock clean
 
@@ -44,8 +43,11 @@ unit: $(STAMP)
 
 # The instructor keys (instructors/labs/, stored executed) are checked cell by cell with nbval;
 # the student versions in labs/ are run by tests/test_labkit_labs.py.
+# pytest-xdist: TEST_WORKERS processes (default: one per logical core), each taking whole files
+# (loadfile: a notebook's cells run in order in one kernel, a module's fixtures are made once).
+TEST_WORKERS ?= logical
 test: $(STAMP) lint book
-	$(VENV)/bin/pytest tests instructors/labs --nbval-lax --nbval-current-env --nbval-kernel-startup-timeout=300 -p no:cacheprovider
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile --durations=25 tests instructors/labs --nbval-lax --nbval-current-env --nbval-kernel-startup-timeout=300 -p no:cacheprovider
 
 # The repository root, as on Binder, opened at labs/ (the student versions); chapters open as
 # notebooks and explorers load plotly.js once per page (tools/lab_setup.py, jupyter-config/).

@@ -7,7 +7,9 @@ browser and hardware tests really ran.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pickle
 import shutil
 
 import pytest
@@ -43,20 +45,42 @@ _QUICK: dict[tuple[str, int], dict] = {}
 
 
 @pytest.fixture(scope="session")
-def quick_result():
+def quick_result(tmp_path_factory):
     """``quick_result(name, seed=0)``: an experiment's quick-mode result, run once per session.
 
     The generated target tests and each experiment's own tests share it, so every quick
-    experiment runs once however many test files look at it.
+    experiment runs once however many test files look at it; under pytest-xdist the workers
+    share it too (:func:`_once_per_run`).
     """
     from simcore import experiments
 
     def get(name: str, seed: int = 0) -> dict:
         if (name, seed) not in _QUICK:
-            _QUICK[(name, seed)] = experiments.reproduce(name, quick=True, seed=seed)
+            _QUICK[(name, seed)] = _once_per_run(
+                tmp_path_factory, f"quick-{name}-s{seed}",
+                lambda: experiments.reproduce(name, quick=True, seed=seed))
         return _QUICK[(name, seed)]
 
     return get
+
+
+def _once_per_run(tmp_path_factory, name: str, compute):
+    """``compute()``, once for the whole run: alone, here; under pytest-xdist, by the first
+    worker that asks (an flock on a file in the run's shared temporary directory), and
+    unpickled from there by the others."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return compute()
+    shared = tmp_path_factory.getbasetemp().parent  # pytest-N/, above every worker's popen-gwK
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        done = shared / f"{name}.pickle"
+        if done.is_file():
+            return pickle.loads(done.read_bytes())
+        value = compute()
+        tmp = shared / f".{name}.pickle.{os.getpid()}"
+        tmp.write_bytes(pickle.dumps(value))
+        os.replace(tmp, done)
+        return value
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ before the chapter runs.
 from __future__ import annotations
 
 import ast
+import os
 import re
 import types
 from pathlib import Path
@@ -72,6 +73,46 @@ def test_fill_computes_the_side_runs_in_full_mode_only(toy):
     assert out["toy.sweep"].is_file()
     results.fill(log=None)
     assert toy.calls == [(True, 0, 3)]  # cached
+
+
+def test_a_parallel_fill_stores_what_a_serial_one_does(tmp_path, monkeypatch):
+    """Runs missing from the cache go side by side on one pool (``DISKLAB_JOBS``): a run with
+    a sweep hands its points to that pool, and the files hold the same bytes as a serial fill."""
+    def sweep(quick=True, seed=0, width=3, executor=None):
+        xs = range(seed, seed + width)
+        cubes = [f.result() for f in [executor.submit(pow, x, 3) for x in xs]] if executor \
+            else [pow(x, 3) for x in xs]
+        return {"zeta": seed, "cubes": cubes, "alpha": {"9": width, "10": 2}}
+
+    mod = types.SimpleNamespace(NAME="toy", sweep=sweep, wide=sweep, SIDE_RUNS=(
+        ("sweep", {"quick": True, "seed": 1}), ("wide", {"quick": True, "seed": 0, "width": 5})))
+    monkeypatch.setattr(results, "get_experiment", lambda name: mod)
+    monkeypatch.setattr(results, "names", lambda: ["toy"])
+    monkeypatch.setattr(results, "load", lambda name, quick=False, seed=0: {})
+    stored = {}
+    for jobs in ("1", "2"):
+        monkeypatch.setenv("DISKLAB_JOBS", jobs)
+        monkeypatch.setenv("DISKLAB_RESULTS", str(tmp_path / jobs))
+        said = []
+        out = results.fill(log=said.append)
+        assert list(out) == ["toy", "toy.sweep", "toy.wide"]
+        assert out["toy.sweep"].is_file() and out["toy.wide"].is_file()
+        assert len([s for s in said if "ran in" in s]) == 2
+        assert any("on 2 processes" in s for s in said) == (jobs == "2")
+        stored[jobs] = {p.name: p.read_bytes() for p in (tmp_path / jobs).iterdir()}
+    assert stored["1"] == stored["2"] and len(stored["1"]) == 2
+    assert stored["2"][out["toy.wide"].name] == (
+        b'{"zeta": 0, "cubes": [0, 1, 8, 27, 64], "alpha": {"9": 5, "10": 2}}')
+
+
+def test_jobs_follows_disklab_jobs(monkeypatch):
+    monkeypatch.setenv("DISKLAB_JOBS", "3")
+    assert results.jobs() == 3
+    monkeypatch.setenv("DISKLAB_JOBS", "0")
+    with pytest.raises(ValueError, match="DISKLAB_JOBS"):
+        results.jobs()
+    monkeypatch.delenv("DISKLAB_JOBS")
+    assert results.jobs() == (os.cpu_count() or 1)
 
 
 def _side_calls(text: str) -> list[tuple[str, str, dict]]:

@@ -24,10 +24,14 @@ reads them instead of running them again.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
+import multiprocessing
 import os
 import sys
 import tempfile
+import time
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from functools import lru_cache
 from pathlib import Path
 
@@ -107,8 +111,9 @@ def _write(p: Path, result: dict, sort_keys: bool = True) -> None:
     os.replace(tmp, p)
 
 
-def get(name: str, quick: bool = False, seed: int = 0) -> dict:
-    """The experiment's result: from the cache when the code has not changed, else run and stored.
+def get(name: str, quick: bool = False, seed: int = 0, executor: Executor | None = None) -> dict:
+    """The experiment's result: from the cache when the code has not changed, else run and stored
+    (``executor``: where its sweep runs, see :func:`fill`; the numbers do not depend on it).
 
     The stored form is JSON, so tuples come back as lists; chapters and tests read only that
     form, the one ``reproduce --json`` prints.
@@ -126,9 +131,20 @@ def get(name: str, quick: bool = False, seed: int = 0) -> dict:
                 f"python -m simcore results archive {name} (hours on one machine) and commit "
                 "it, or run the sweep yourself: python -m simcore reproduce " + name)
     else:
-        result = get_experiment(name).reproduce(quick=quick, seed=seed)
+        result = _reproduce(name, quick, seed, executor)
     store(name, result, quick, seed)
     return json.loads(path(name, quick, seed).read_text())
+
+
+def _reproduce(name: str, quick: bool, seed: int, executor: Executor | None) -> dict:
+    """``reproduce`` of experiment ``name``: its sweep's points on ``executor`` when it takes
+    one, else the whole run as one task there (or here, without an executor)."""
+    fn = get_experiment(name).reproduce
+    if executor is None:
+        return fn(quick=quick, seed=seed)
+    if "executor" in inspect.signature(fn).parameters:
+        return fn(quick=quick, seed=seed, executor=executor)
+    return executor.submit(_reproduce, name, quick, seed, None).result()
 
 
 def side_key(name: str, function: str, params: dict) -> str:
@@ -143,10 +159,11 @@ def side_path(name: str, function: str, **params) -> Path:
     return cache_dir() / f"{name}.{function}-{side_key(name, function, params)}.json"
 
 
-def side(name: str, function: str, **params) -> dict:
+def side(name: str, function: str, executor: Executor | None = None, **params) -> dict:
     """``function(**params)`` of experiment ``name``'s module: from the cache when the code has
     not changed, else run and stored (the JSON form, as :func:`get`, keys in the function's
-    order, since a chapter may lay its rows out in that order)."""
+    order, since a chapter may lay its rows out in that order). ``executor``, as for
+    :func:`get`, is not a parameter of the run: it is not in the key."""
     mod = get_experiment(name)
     fn = getattr(mod, function)
     p = side_path(name, function, **params)
@@ -155,8 +172,18 @@ def side(name: str, function: str, **params) -> dict:
             return json.loads(p.read_text())
         except (OSError, ValueError) as exc:
             raise RuntimeError(f"unreadable cached result {p}: {exc}; delete it") from exc
-    _write(p, fn(**params), sort_keys=False)
+    if executor is None:
+        result = fn(**params)
+    elif "executor" in inspect.signature(fn).parameters:
+        result = fn(**params, executor=executor)
+    else:
+        result = executor.submit(_side_here, name, function, params).result()
+    _write(p, result, sort_keys=False)
     return json.loads(p.read_text())
+
+
+def _side_here(name: str, function: str, params: dict) -> dict:
+    return getattr(get_experiment(name), function)(**params)
 
 
 def side_runs(name: str) -> list[tuple[str, dict]]:
@@ -164,28 +191,93 @@ def side_runs(name: str) -> list[tuple[str, dict]]:
     return [(fn, dict(params)) for fn, params in getattr(get_experiment(name), "SIDE_RUNS", ())]
 
 
+def jobs() -> int:
+    """How many processes :func:`fill` runs on: ``$DISKLAB_JOBS`` if set, else every core."""
+    env = os.environ.get("DISKLAB_JOBS", "").strip()
+    if env:
+        n = int(env)
+        if n < 1:
+            raise ValueError(f"DISKLAB_JOBS={env}: give a positive number of processes")
+        return n
+    return os.cpu_count() or 1
+
+
+def _missing(which: list[str], quick: bool, seed: int, log
+             ) -> tuple[dict[str, Path], list[tuple[str, str, str | None, dict]]]:
+    """The cache paths :func:`fill` returns, and the runs missing from the cache as (label,
+    experiment, side function or None, its keyword arguments); logs the cached ones."""
+    out: dict[str, Path] = {}
+    todo: list[tuple[str, str, str | None, dict]] = []
+    for name in which:
+        out[name] = path(name, quick, seed)
+        if load(name, quick, seed) is None:
+            todo.append((name, name, None, {}))
+        elif log:
+            log(f"{name:<18} cached  {out[name].name}")
+        for fn, params in side_runs(name) if not quick else ():
+            label = f"{name}.{fn}"
+            out[label] = side_path(name, fn, **params)
+            if not out[label].is_file():
+                todo.append((label, name, fn, params))
+            elif log:
+                log(f"{label:<18} cached  {out[label].name}")
+    return out, todo
+
+
+def _has_sweep(name: str, function: str | None) -> bool:
+    """Whether the run takes an executor for its points (else it is one task)."""
+    fn = getattr(get_experiment(name), function or "reproduce")
+    return "executor" in inspect.signature(fn).parameters
+
+
 def fill(which: list[str] | None = None, quick: bool = False, seed: int = 0,
          log=print) -> dict[str, Path]:
     """Make sure every experiment (or ``which``) has a cached result, and in full mode its
-    side runs (``SIDE_RUNS``) too; returns their paths (side runs as ``name.function``)."""
-    import time
+    side runs (``SIDE_RUNS``) too; returns their paths (side runs as ``name.function``).
 
-    out = {}
-    for name in which or names():
+    The runs missing from the cache go side by side on one pool of :func:`jobs` processes:
+    each run is driven from a thread here and hands its sweep's points to that pool (a run
+    without a sweep goes there whole), so the cores stay busy and no pool is nested in
+    another. Every point carries its own seed, so the stored results are the ones a run
+    one after another (``DISKLAB_JOBS=1``) stores, bit for bit.
+    """
+    out, todo = _missing(which or names(), quick, seed, log)
+    n = min(jobs(), max(len(todo), 1))
+
+    def run(task: tuple[str, str, str | None, dict], executor: Executor | None) -> float:
         t0 = time.time()
-        fresh = load(name, quick, seed) is None
-        get(name, quick, seed)
-        out[name] = path(name, quick, seed)
+        _label, name, fn, params = task
+        if fn is None:
+            get(name, quick, seed, executor=executor)
+        else:
+            side(name, fn, executor=executor, **params)
+        return time.time() - t0
+
+    finished = []
+
+    def done(task, seconds: float) -> None:
+        finished.append(task)
         if log:
-            log(f"{name:<18} {'ran in %.0f s' % (time.time() - t0) if fresh else 'cached'}"
-                f"  {out[name].name}")
-        for fn, params in side_runs(name) if not quick else ():
-            t0 = time.time()
-            p = side_path(name, fn, **params)
-            fresh = not p.is_file()
-            side(name, fn, **params)
-            out[f"{name}.{fn}"] = p
-            if log:
-                log(f"  {fn:<16} {'ran in %.0f s' % (time.time() - t0) if fresh else 'cached'}"
-                    f"  {p.name}")
+            log(f"[{len(finished)}/{len(todo)}] {task[0]:<27} ran in {seconds:.0f} s  "
+                f"{out[task[0]].name}")
+
+    if n < 2:
+        for task in todo:
+            done(task, run(task, None))
+        return out
+    if log:
+        log(f"running {len(todo)} experiments and side runs on {n} processes (DISKLAB_JOBS)")
+    # runs without a sweep first: each is one task, which should not wait behind every point
+    todo.sort(key=lambda task: _has_sweep(*task[1:3]))
+    # forkserver: the pool's processes do not inherit the threads that drive the runs
+    ctx = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool, \
+            ThreadPoolExecutor(max_workers=len(todo)) as threads:
+        futures = {threads.submit(run, task, pool): task for task in todo}
+        try:
+            for f in as_completed(futures):
+                done(futures[f], f.result())
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     return out
