@@ -1495,7 +1495,7 @@ class SegmentCache:
         s = self.stream
         if s is None or s.kind != "read":
             return False
-        return not [g for g in self.segments if g.dirty_from < g.end]  # (as background's)
+        return not any(g.dirty_from < g.end for g in self.segments)  # (Segment.dirty)
 
     def flush(self, now: float, head: HeadState) -> float:
         """Time at which every dirty sector is on the platter (destaging one segment after another)."""

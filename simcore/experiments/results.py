@@ -142,9 +142,14 @@ def _reproduce(name: str, quick: bool, seed: int, executor: Executor | None) -> 
     fn = get_experiment(name).reproduce
     if executor is None:
         return fn(quick=quick, seed=seed)
-    if "executor" in inspect.signature(fn).parameters:
+    if _takes_executor(fn):
         return fn(quick=quick, seed=seed, executor=executor)
     return executor.submit(_reproduce, name, quick, seed, None).result()
+
+
+def _takes_executor(fn) -> bool:
+    """Whether a run hands its sweep's points to an ``executor`` it is given."""
+    return "executor" in inspect.signature(fn).parameters
 
 
 def side_key(name: str, function: str, params: dict) -> str:
@@ -174,7 +179,7 @@ def side(name: str, function: str, executor: Executor | None = None, **params) -
             raise RuntimeError(f"unreadable cached result {p}: {exc}; delete it") from exc
     if executor is None:
         result = fn(**params)
-    elif "executor" in inspect.signature(fn).parameters:
+    elif _takes_executor(fn):
         result = fn(**params, executor=executor)
     else:
         result = executor.submit(_side_here, name, function, params).result()
@@ -226,8 +231,7 @@ def _missing(which: list[str], quick: bool, seed: int, log
 
 def _has_sweep(name: str, function: str | None) -> bool:
     """Whether the run takes an executor for its points (else it is one task)."""
-    fn = getattr(get_experiment(name), function or "reproduce")
-    return "executor" in inspect.signature(fn).parameters
+    return _takes_executor(getattr(get_experiment(name), function or "reproduce"))
 
 
 def fill(which: list[str] | None = None, quick: bool = False, seed: int = 0,
