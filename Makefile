@@ -45,14 +45,9 @@ unit: $(STAMP)
 # the student versions in labs/ are run by tests/test_labkit_labs.py.
 # pytest-xdist: TEST_WORKERS processes (default: one per logical core), each taking whole files
 # (loadfile: a notebook's cells run in order in one kernel, a module's fixtures are made once).
-# The red-team file runs alone afterwards: it asserts that no process of grading's sandbox users
-# is left once grading ends, and beside another xdist worker it found a kernel left, twice, for a
-# reason not yet found (the session note of 2026-11-28).
 TEST_WORKERS ?= logical
-ALONE := tests/test_grading_redteam.py
 test: $(STAMP) lint book
-	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile --durations=25 tests instructors/labs --ignore=$(ALONE) --nbval-lax --nbval-current-env --nbval-kernel-startup-timeout=300 -p no:cacheprovider
-	$(VENV)/bin/pytest $(ALONE) -p no:cacheprovider
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile --durations=25 tests instructors/labs --nbval-lax --nbval-current-env --nbval-kernel-startup-timeout=300 -p no:cacheprovider
 
 # The repository root, as on Binder, opened at labs/ (the student versions); chapters open as
 # notebooks and explorers load plotly.js once per page (tools/lab_setup.py, jupyter-config/).

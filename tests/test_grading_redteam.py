@@ -28,6 +28,7 @@ import psutil
 import pytest
 from conftest import require
 
+import simcore.labkit.grade as grade_module
 from simcore.labkit import sandbox
 from simcore.labkit.check import variant_seed
 from simcore.labkit.grade import Options, Result, SandboxError, grade
@@ -306,10 +307,23 @@ for _ in range(600):
 
     opts = Options(cell_timeout=CELL_TIMEOUT, timeout=240,
                    limits=sandbox.Limits(memory_mb=1536, cpu_s=300, processes=PROCESSES))
-    key, results = grade(KEY, sorted(subs.glob("*.ipynb")), jobs=2, opts=opts, secret=SECRET)
-    # grade() has released its sandbox users: from now on a grader in another test worker may
-    # take the same user name, so only a process started before this point can be ours
-    graded_at = time.time()
+    # When grade() starts closing, every kernel of this run has been started, and none of
+    # another run yet: the slots (each a sandbox user) are released only after the closing
+    # waits. From then on a grader in another test worker may take the same user, so a process
+    # of these users is this run's only if it started before that moment.
+    closing: list[float] = []
+    close = grade_module.Slots.close
+
+    def timed_close(self):
+        closing.append(time.time())
+        close(self)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(grade_module.Slots, "close", timed_close)
+        key, results = grade(KEY, sorted(subs.glob("*.ipynb")), jobs=2, opts=opts,
+                             secret=SECRET)
+    assert len(closing) == 1
+    graded_at = closing[0]
     by_name = {Path(r.path).stem: r for r in results}
     report = tmp_path_factory.mktemp("report")
     write_report(key, results, report / "grades.csv", report / "feedback")

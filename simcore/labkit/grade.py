@@ -613,11 +613,18 @@ class Slots:
         self.use_sandbox = use_sandbox
 
     def close(self) -> None:
-        """Wait until the slots' users have nothing left, dead zombies included; release them."""
+        """Wait until every slot's user has nothing left, dead zombies included; then release
+        the slots, all at once.
+
+        Not one by one: a slot released while the next user is still being waited for can be
+        claimed by another grading run at once, whose kernels then run as that user while this
+        run is still closing, and are easily taken for ones this run left behind.
+        """
         if self.use_sandbox:
             for i in self.claimed:
                 if self.users.get(i):
                     sandbox.wait_user_gone(self.users[i][0])
+            for i in self.claimed:
                 sandbox.release_slot(i)
 
 
