@@ -122,6 +122,7 @@ import numpy as np
 from ..disk.access import HeadState, Mechanism, Plan, PlanPiece, TrackPlan
 from ..disk.layout import StraightTrack
 from .cache_config import DESTAGE, POLICIES, CacheConfig
+from .cache_segments import _NO_ARRIVALS, CLEAN, Segment, SegmentTable
 from .write_feed import (
     WriteFeed,
     feed_write,
@@ -134,36 +135,7 @@ __all__ = ["CLEAN", "DESTAGE", "FLUSH", "POLICIES", "CacheConfig", "ReadService"
            "SegmentCache", "WriteFeed", "WriteService", "feed_write", "fill_before_write", "respect_arrivals",
            "sector_end", "write_watermark_sectors"]
 
-_NO_ARRIVALS = np.empty(0)  # a segment's arrival times when none are kept (shared, never
-_NO_ARRIVALS.flags.writeable = False  # written: the arrays are replaced, not filled)
-CLEAN = 1 << 62  # ``Segment.dirty_from`` of a segment with nothing left to write
 FLUSH = "F"  # a request op: write every dirty sector to the platter (ATA FLUSH CACHE)
-
-
-class Segment:
-    """Data of one contiguous LBA range ``[start, end)``; ``[dirty_from, end)`` not yet written."""
-
-    __slots__ = ("arrive", "arrive0", "dirty_from", "end", "first", "id", "last_used",
-                 "owner_start", "ready_ms", "start", "written")
-
-    def __init__(self, sid: int):
-        self.id = sid
-        self.start = self.end = self.first = 0
-        self.owner_start = 0  # the segment's start when the last read miss or partial took it
-        self.ready_ms = 0.0  # when the data of a miss is all in (for pictures)
-        self.dirty_from = CLEAN
-        self.last_used = -1
-        self.arrive0 = 0
-        self.arrive: np.ndarray = _NO_ARRIVALS
-        self.written = False  # holds data the host wrote (not read from the platter)
-
-    @property
-    def dirty(self) -> bool:
-        return self.dirty_from < self.end
-
-    def __repr__(self) -> str:
-        d = f", dirty from {self.dirty_from}" if self.dirty else ""
-        return f"Segment({self.id}: [{self.start}, {self.end}){d})"
 
 
 class _Stream:
@@ -341,7 +313,7 @@ class WriteService(NamedTuple):
     arrive_ms: np.ndarray | None = None
 
 
-class SegmentCache:
+class SegmentCache(SegmentTable):
     """A segmented buffer with read-ahead and write-back for one drive (see the module doc)."""
 
     def __init__(self, config: CacheConfig, mechanism: Mechanism):
@@ -424,26 +396,6 @@ class SegmentCache:
         self._follow_streams()
         return len(set(self._recent))
 
-    def _valid_end(self, seg: Segment, t: float) -> int:
-        """One past the last LBA ``seg`` holds at ``t``: a read-ahead running into it has
-        read up to there (counted from its track plan's numbers while it has no arrays)."""
-        s = self.stream
-        if s is not None and s.seg is seg and s.kind == "read" and t < s.end_ms:
-            return s.lba + s.done_by(t)
-        return seg.end
-
-    def _live_start(self, seg: Segment, t: float) -> int:
-        """The first LBA ``seg`` holds at ``t``. With ``read_ahead_over_requested`` (DiskSim's
-        read-ahead) a read-ahead running into the segment makes it a ring sector by sector
-        (``disk_buffer_segment_wrap`` after every sector read): it keeps the last segment's
-        worth it has read, so its start moves up as the read-ahead goes on, not all at once
-        to where the read-ahead will end. Otherwise the start is where the segment will
-        start once its read-ahead is done."""
-        s = self.stream
-        if (self.config.read_ahead_over_requested and s is not None and s.seg is seg
-                and s.kind == "read" and t < s.end_ms):
-            return max(s.start0, self._valid_end(seg, t) - self.cap)
-        return seg.start
 
     def _live(self, t: float) -> _Stream | None:
         """The stream still running at ``t`` (a finished one is retired)."""
@@ -494,21 +446,6 @@ class SegmentCache:
             seg.arrive = seg.arrive[cut:]
             seg.arrive0 = seg.dirty_from
 
-    def contents(self, t: float) -> list[tuple[int, int, bool]]:
-        """``(start, end, dirty)`` of every segment's data in the buffer at time ``t``."""
-        out = []
-        for seg in self.segments:
-            end = self._valid_end(seg, t)
-            s = self.stream
-            streaming = s is not None and s.seg is seg and s.kind == "read" and t < s.end_ms
-            if not streaming and t < seg.ready_ms:
-                continue
-            start = self._live_start(seg, t)  # the ring, as of time t
-            if streaming and not self.config.read_ahead_over_requested:
-                start = max(seg.first, end - self.cap)
-            if end > start:
-                out.append((start, end, seg.dirty))
-        return out
 
     # -- boundaries -----------------------------------------------------------
     def _track_end(self, lba: int) -> int:
@@ -568,71 +505,6 @@ class SegmentCache:
         left = (lay.capacity if lay.capacity < end else end) - x  # (min and max, without
         return left if left > 0 else 0  # their calls: this runs per read miss)
 
-    # -- segments -------------------------------------------------------------
-    def _allocate(self, t: float, head: HeadState, write: bool = False) -> Segment:
-        """A segment for a new request's data: the least recently used clean one, or a new
-        one while fewer than the buffer's segments exist. With ``separate_write_segment``
-        a write (``write=True``) always gets the write segment and a read chooses among the
-        others (DiskSim's dedicated write segment; see :class:`CacheConfig`)."""
-        self._tick += 1
-        segments = self.segments
-        separate = self.config.separate_write_segment
-        if separate and write:
-            seg = self._wseg
-            if seg is None:
-                self._sids += 1
-                seg = self._wseg = Segment(self._sids)
-                segments.append(seg)
-            elif self.stream is not None and self.stream.seg is seg:
-                self.stop(t, head)
-        else:
-            if len(segments) > self.n_segments:  # shrink after re-segmenting
-                clean = [s for s in segments if not s.dirty]
-                if clean:
-                    for victim in sorted(clean, key=lambda s: s.last_used)[
-                            : len(segments) - self.n_segments]:
-                        if self.stream is not None and self.stream.seg is victim:
-                            continue
-                        segments.remove(victim)
-            wseg = self._wseg
-            # the clean segment used least recently (the first of equals); the age is tested
-            # first, so only the few segments older than those seen so far are tested for
-            # dirty data (the scan runs on every read miss)
-            lru, oldest = None, 0
-            for g in segments:
-                if (lru is None or g.last_used < oldest) and g.dirty_from >= g.end and (
-                        g is not wseg):
-                    lru, oldest = g, g.last_used
-            pool = len(segments) - (wseg is not None)
-            if pool < self.n_segments - separate or lru is None:
-                self._sids += 1
-                seg = Segment(self._sids)
-                segments.append(seg)
-            else:
-                seg = lru
-                if self.stream is not None and self.stream.seg is seg:
-                    self.stop(t, head)
-                self._counts["evictions"] += 1
-        seg.start = seg.end = 0
-        seg.dirty_from = CLEAN
-        seg.arrive = _NO_ARRIVALS
-        seg.arrive0 = 0
-        seg.ready_ms = 0.0
-        seg.written = False
-        seg.last_used = self._tick
-        return seg
-
-    def _drop_overlaps(self, lba: int, n: int, keep: Segment | None, t: float,
-                       head: HeadState) -> None:
-        """A write makes other copies of its sectors stale."""
-        for seg in list(self.segments):
-            if seg is keep or seg.dirty:
-                continue
-            if seg.start < lba + n and lba < seg.end:
-                if self.stream is not None and self.stream.seg is seg:
-                    self.stop(t, head)
-                seg.start = seg.end = 0
-                seg.last_used = -1
 
     # -- the head ---------------------------------------------------------------
     def stop(self, t: float, head: HeadState) -> float:
