@@ -1,0 +1,226 @@
+"""Background media work of the drive's buffer, and stopping it when a command needs the head.
+
+The model is arithmetic, not a process: media activity that goes on in the
+background (read-ahead into a segment, destaging dirty data) is a planned
+*stream*, a sector-by-sector schedule from :meth:`Mechanism.plan
+<simcore.disk.access.Mechanism.plan>`. A later command asks the cache what is in
+the buffer at its own time, and stops the stream there if it needs the head:
+at once, or at the end of a head switch or seek in progress (those cannot be
+aborted), and never before the minimum read-ahead is done.
+
+:class:`_Stream` is one such schedule (a read-ahead into, or a destage from, a segment);
+:class:`BackgroundWork` (mixed into :class:`~simcore.drive.cache.SegmentCache`) retires it
+once done and stops it early. The stop follows DiskSim 4.0 (``disk_buffer_stopable_access``,
+``disk_buffer_stop_access``, ``disk_seek_stoptime`` in ``disksim_diskctlr.c``), and Gray 2000
+§2.10 and Panagiotakis 2006 (``notes/004_multistream.md`` §5) for the minimum and
+preemptible read-ahead.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..disk.access import HeadState, Plan, PlanPiece, TrackPlan
+from .cache_segments import Segment
+
+__all__ = ["BackgroundWork", "sector_end"]
+
+
+class _Stream:
+    """Media work going on in the background: read-ahead into, or destaging from, a segment.
+
+    A read-ahead on one track keeps its :class:`~simcore.disk.access.TrackPlan` and makes the
+    sector times and pieces only when something asks for them (most read-aheads are
+    stopped by the next command or end untouched: :meth:`SegmentCache.stop` counts what
+    they read from the track plan's numbers)."""
+
+    __slots__ = ("_done", "_pieces", "asked_ms", "end_ms", "head0", "kind", "lba", "min_until",
+                 "seg", "start0", "track")
+
+    def __init__(self, kind: str, seg: Segment, lba: int, plan: Plan | TrackPlan,
+                 head0: tuple[int, int], min_until: float):
+        self.kind, self.seg, self.lba = kind, seg, lba
+        if isinstance(plan, TrackPlan):
+            self.track: TrackPlan | None = plan
+            self._done = self._pieces = None
+        else:
+            self.track = None
+            self._done = plan.done_ms
+            self._pieces = list(plan.pieces)
+        self.end_ms = plan.end_ms
+        self.head0 = head0
+        self.min_until = min_until
+        self.start0 = seg.start  # the segment's start before this stream (the ring's floor)
+        self.asked_ms: float | None = None  # decided before its start (a delayed read-ahead)
+
+    def _unfold(self) -> None:
+        plan = self.track.plan()
+        self.track = None
+        self._done, self._pieces = plan.done_ms, plan.pieces
+
+    @property
+    def done(self) -> np.ndarray:
+        if self.track is not None:
+            self._unfold()
+        return self._done
+
+    @done.setter
+    def done(self, value: np.ndarray) -> None:
+        if self.track is not None:
+            self._unfold()
+        self._done = value
+
+    @property
+    def pieces(self) -> list[PlanPiece]:
+        if self.track is not None:
+            self._unfold()
+        return self._pieces
+
+    @pieces.setter
+    def pieces(self, value: list[PlanPiece]) -> None:
+        if self.track is not None:
+            self._unfold()
+        self._pieces = value
+
+    def done_by(self, t: float) -> int:
+        """How many of the stream's sectors are done at ``t`` (what
+        ``np.searchsorted(done, t, "right")`` gives), without unfolding a track plan."""
+        if self.track is not None:
+            return self.track.done_by(t)
+        return int(self._done.searchsorted(t, side="right"))
+
+    @property
+    def stop_lba(self) -> int:
+        return self.lba + (self.track.count if self.track is not None else len(self._done))
+
+    def extend(self, plan: Plan, keep_from: int | None = None) -> None:
+        """Append a continuation; forget sectors before LBA ``keep_from`` (long streams)."""
+        if keep_from is not None and keep_from - self.lba > 4096:
+            self._trim(keep_from)
+        n = len(self.done)
+        self.done = np.concatenate([self.done, plan.done_ms])
+        self.pieces.extend(p._replace(first=p.first + n) for p in plan.pieces)
+        self.end_ms = plan.end_ms
+
+    def _trim(self, lba: int) -> None:
+        cut = min(lba - self.lba, len(self.done))
+        keep = [p for p in self.pieces if p.first >= cut]
+        if self.pieces and (not keep or keep[0].first > cut):  # the piece holding ``cut``
+            keep.insert(0, max((p for p in self.pieces if p.first <= cut),
+                               key=lambda p: p.first))
+        cut = keep[0].first if keep else cut
+        if cut <= 0:
+            return
+        last = self.pieces[-1]
+        self.head0 = (last.cylinder, last.surface) if not keep else self.head0
+        self.pieces = [p._replace(first=p.first - cut) for p in keep]
+        self.done = self.done[cut:]
+        self.lba += cut
+
+    def position(self) -> HeadState:
+        last = self.track if self.track is not None else self._pieces[-1]
+        return HeadState(last.cylinder, last.surface)
+
+
+def sector_end(p: PlanPiece | TrackPlan, t: float) -> float:
+    """When a read-ahead on track ``p``, stopped at ``t`` after its move, frees the head if
+    it may not stop inside a sector (``CacheConfig.stop_in_sector`` False, DiskSim's "Stop
+    prefetch in sector" = 0): before its first sector, when that sector begins
+    (``read_ms``); then at the next sector boundary, one every ``sector_ms`` from
+    ``read_ms`` (``t`` itself on a boundary). In order, boundary ``j`` is exactly the
+    ``j``-th sector's done time, ``base_ms + j * sector_ms``."""
+    r = p.read_ms
+    if t <= r:
+        return r
+    k = math.ceil((t - r) / p.sector_ms - 1e-9)
+    boundary, end = r + k * p.sector_ms, p.end_ms
+    return end if end < boundary else boundary  # the smaller (min, without its call)
+
+
+class BackgroundWork:
+    """The cache's one background stream (a mixin: the methods use
+    :class:`~simcore.drive.cache.SegmentCache`'s ``stream``, ``config`` and counters)."""
+
+    def _live(self, t: float) -> _Stream | None:
+        """The stream still running at ``t`` (a finished one is retired)."""
+        s = self.stream
+        if s is not None and t >= s.end_ms:
+            self._retire(s)
+            self.stream = None
+            return None
+        return s
+
+    def _retire(self, s: _Stream) -> None:
+        if s.kind == "write":
+            self._destaged_to(s.seg, s.stop_lba)
+
+    def stop(self, t: float, head: HeadState) -> float:
+        """Stop background media work to free the head at ``t``; returns when it is free.
+
+        A read-ahead runs on to its minimum (``min_read_ahead_kib``) and a seek or head
+        switch in progress to its end. Then, with ``stop_in_sector`` (DiskSim's "Stop
+        prefetch in sector" = 1), the head is free at once; without it, at the end of the
+        sector passing under it, or, while the head waits for its first sector on a track,
+        when that sector begins (:func:`sector_end`). Either way the segment keeps only
+        the sectors read whole by ``t``: DiskSim drops the sector in progress. A read-ahead
+        decided before it starts (``asked_ms``: a read-ahead on idle hit waits for the
+        command overhead) and stopped before then frees the head at its start, or at the
+        end of its first seek when it has one (as DiskSim, whose seek event is queued from
+        the decision on), the wait counted from the stop.
+        """
+        s = self.stream
+        self.stop_wait = 0.0
+        if s is None:
+            return t
+        self.stream = None
+        if t >= s.end_ms:
+            self._retire(s)
+            pos = s.position()
+            head.cylinder, head.surface = pos.cylinder, pos.surface
+            return t
+        if s.kind == "read" and not self.config.preemptible:
+            pos = s.position()
+            head.cylinder, head.surface = pos.cylinder, pos.surface
+            return s.end_ms
+        free = base = s.min_until if s.min_until > t else t  # (max, without its call)
+        cyl, surf = s.head0
+        track = s.track
+        on: PlanPiece | TrackPlan | None = None  # the track whose sectors pass at ``free``
+        for p in (track,) if track is not None else s.pieces:
+            if free < p.move_start_ms:
+                break
+            cyl, surf = p.cylinder, p.surface
+            if free < p.move_end_ms:  # a seek or head switch cannot be aborted
+                free = p.move_end_ms
+                on = None
+                break
+            on = p
+        if s.asked_ms is not None and t < base:
+            on = None  # stopped before it began: its (queued) seek is all there is to wait for
+        got = s.done_by(free) if track is None else track.done_by(free)
+        n = s.stop_lba - s.lba if track is None else track.count
+        if on is not None and s.kind == "read" and not self.config.stop_in_sector:
+            free = sector_end(on, free)
+        if s.kind == "read":
+            # DiskSim counts the stop's wait from the stop (disk_seek_stoptime - simtime):
+            # before a delayed read-ahead's start too, whose seek event is queued already
+            # and whose end the stop waits for (disk_buffer_stopable_access); after a
+            # minimum read-ahead, from its end (the command takes the head only then)
+            origin = max(t, s.asked_ms) if s.asked_ms is not None and t < base else base
+            self.stop_wait = free - origin
+        else:
+            self.stop_wait = 0.0
+        if s.kind == "read":
+            s.seg.end = s.lba + got
+            if self.config.read_ahead_over_requested:  # the ring pushed out only what was read
+                end = s.seg.end  # (min and max, without their calls)
+                ring = end - self.cap if end - self.cap > s.start0 else s.start0
+                s.seg.start = ring if ring < end else end
+            self._counts["read_ahead_stopped"] += n - got
+            self._counts["read_ahead_sectors"] -= n - got
+        else:
+            self._destaged_to(s.seg, s.lba + got)
+        head.cylinder, head.surface = cyl, surf
+        return free
