@@ -109,7 +109,7 @@ time ("Max queue length" 1, as in all ten).
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict, deque
+from collections import Counter, defaultdict
 from typing import NamedTuple
 
 import numpy as np
@@ -119,6 +119,7 @@ from ..disk.layout import StraightTrack
 from .cache_background import BackgroundWork, _Stream, sector_end
 from .cache_config import DESTAGE, POLICIES, CacheConfig
 from .cache_segments import _NO_ARRIVALS, CLEAN, Segment, SegmentTable
+from .cache_sequential import SequentialStreams
 from .write_feed import (
     WriteFeed,
     feed_write,
@@ -198,7 +199,7 @@ class WriteService(NamedTuple):
     arrive_ms: np.ndarray | None = None
 
 
-class SegmentCache(SegmentTable, BackgroundWork):
+class SegmentCache(SegmentTable, BackgroundWork, SequentialStreams):
     """A segmented buffer with read-ahead and write-back for one drive (see the module doc)."""
 
     def __init__(self, config: CacheConfig, mechanism: Mechanism):
@@ -219,13 +220,7 @@ class SegmentCache(SegmentTable, BackgroundWork):
         self._counts: defaultdict[str, int] = defaultdict(int)
         self._tick = 0
         self._sids = 0
-        self._next_lba: dict[int, int] = {}
-        self._recent: deque[int] = deque(maxlen=config.stream_window)
-        self._new_stream = 0
-        # commands whose streams are still to follow: at once with adaptive segments (they
-        # decide the segments), else in batches (only streams_seen asks about them)
-        self._unnoted: list[tuple[int, int]] = []
-        self._note_every = 1 if config.adaptive else 1024
+        self._init_streams(config)
         self._min_write_seek = mechanism.profile.overheads.min_write_seek_ms
         self._min_ra = self._kib(config.min_read_ahead_kib)  # sectors
         self._wseg: Segment | None = None  # the write segment (separate_write_segment)
@@ -245,41 +240,6 @@ class SegmentCache(SegmentTable, BackgroundWork):
     # -- bookkeeping ----------------------------------------------------------
     def _kib(self, kib: float) -> int:
         return int(kib * 2)
-
-    def _note_stream(self, lba: int, n: int) -> None:
-        """Note a command of ``n`` sectors from ``lba`` for stream detection
-        (:meth:`_follow_streams`, when due)."""
-        unnoted = self._unnoted
-        unnoted.append((lba, n))
-        if len(unnoted) >= self._note_every:
-            self._follow_streams()
-
-    def _follow_streams(self) -> None:
-        """Sequential-stream detection (for adaptive segments), over the commands noted
-        since the last call (``_unnoted``, in order)."""
-        nxt, recent, window = self._next_lba, self._recent, self.config.stream_window
-        for lba, n in self._unnoted:
-            sid = nxt.pop(lba, None)
-            if sid is None:
-                self._new_stream += 1
-                sid = self._new_stream
-            nxt[lba + n] = sid
-            if len(nxt) > 4 * window:
-                for key in list(nxt)[: len(nxt) // 2]:
-                    del nxt[key]
-            recent.append(sid)
-        self._unnoted.clear()
-        if self.config.adaptive:
-            want = max(1, min(self.config.max_segments, len(set(recent))))
-            if want != self.n_segments:
-                self.n_segments = want
-                self.cap = max(1, int(self.config.size_kib * 2) // want)
-                self._counts["resegmented"] += 1
-
-    def streams_seen(self) -> int:
-        """Distinct sequential streams among the last ``stream_window`` commands."""
-        self._follow_streams()
-        return len(set(self._recent))
 
 
     def _destaged_to(self, seg: Segment, lba: int) -> None:
