@@ -109,7 +109,6 @@ time ("Max queue length" 1, as in all ten).
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
 from typing import NamedTuple
 
 import numpy as np
@@ -120,6 +119,7 @@ from .cache_background import BackgroundWork, _Stream, sector_end
 from .cache_config import DESTAGE, POLICIES, CacheConfig
 from .cache_segments import _NO_ARRIVALS, CLEAN, Segment, SegmentTable
 from .cache_sequential import SequentialStreams
+from .cache_stats import CacheStats
 from .write_feed import (
     WriteFeed,
     feed_write,
@@ -199,7 +199,7 @@ class WriteService(NamedTuple):
     arrive_ms: np.ndarray | None = None
 
 
-class SegmentCache(SegmentTable, BackgroundWork, SequentialStreams):
+class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams):
     """A segmented buffer with read-ahead and write-back for one drive (see the module doc)."""
 
     def __init__(self, config: CacheConfig, mechanism: Mechanism):
@@ -212,12 +212,7 @@ class SegmentCache(SegmentTable, BackgroundWork, SequentialStreams):
         self.segments: list[Segment] = []
         self.stream: _Stream | None = None
         self.stop_wait = 0.0  # what the last stop of a read-ahead waited (seek, sector end)
-        self._stats: Counter = Counter()
-        # what the cache counts goes here first: a Counter's item assignment is slow (its
-        # ``__delitem__``, written in Python, takes the slot item assignment shares, so every
-        # ``+=`` calls back into Python) and a read makes several counts; :attr:`stats` adds
-        # them up, in the order they were first made, so it holds the same Counter
-        self._counts: defaultdict[str, int] = defaultdict(int)
+        self._init_stats()
         self._tick = 0
         self._sids = 0
         self._init_streams(config)
@@ -225,17 +220,6 @@ class SegmentCache(SegmentTable, BackgroundWork, SequentialStreams):
         self._min_ra = self._kib(config.min_read_ahead_kib)  # sectors
         self._wseg: Segment | None = None  # the write segment (separate_write_segment)
 
-    @property
-    def stats(self) -> Counter:
-        """What the cache counted (hits, misses, read-ahead and destage work, lost
-        revolutions...): a Counter, which callers may add to."""
-        counts = self._counts
-        if counts:
-            stats = self._stats
-            for key, n in counts.items():
-                stats[key] += n
-            counts.clear()
-        return self._stats
 
     # -- bookkeeping ----------------------------------------------------------
     def _kib(self, kib: float) -> int:
