@@ -33,15 +33,6 @@ Read-ahead (its policies, :data:`POLICIES`, and the segment hold):
 :mod:`simcore.drive.cache_read_ahead`; segments and the ring:
 :mod:`simcore.drive.cache_segments`; adaptive segments: :mod:`simcore.drive.cache_sequential`.
 
-Writes obey the
-same rule: a sector is written only once its data is in the buffer, so a
-host slower than the platter loses whole revolutions. And a segment holds
-at most ``segment`` sectors of a write's data not yet on the platter: the
-rest of a larger write waits for the media to make room, the drive keeping
-the bus meanwhile or, as DiskSim's validated drives without "Hold bus entire
-write xfer" do, disconnecting and coming back at the low write water mark
-(:func:`feed_write`).
-
 Writes, FUA and write prebuffering: :mod:`simcore.drive.cache_writes`; write-back,
 destaging and FLUSH CACHE: :mod:`simcore.drive.cache_destage`.
 """
@@ -49,7 +40,6 @@ destaging and FLUSH CACHE: :mod:`simcore.drive.cache_destage`.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
@@ -61,6 +51,7 @@ from .cache_read_ahead import ReadAhead
 from .cache_segments import CLEAN, Segment, SegmentTable
 from .cache_sequential import SequentialStreams
 from .cache_stats import CacheStats
+from .cache_writes import WriteIntake, WriteService
 from .write_feed import (
     WriteFeed,
     feed_write,
@@ -127,21 +118,8 @@ class ReadService:
                 f"{self.media_end_ms})")
 
 
-class WriteService(NamedTuple):
-    """What a write costs the media: ``media_end_ms`` is None when it is only buffered.
-
-    ``arrive_ms``: when each sector of the host's data got into the buffer, where the
-    segment held it back (:func:`feed_write`); None when it came as the caller gave it."""
-
-    media_end_ms: float | None
-    seek_ms: float = 0.0
-    rotation_ms: float = 0.0
-    transfer_ms: float = 0.0
-    arrive_ms: np.ndarray | None = None
-
-
 class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, ReadAhead,
-                   DestageWork):
+                   WriteIntake, DestageWork):
     """A segmented buffer with read-ahead and write-back for one drive (see the module doc)."""
 
     def __init__(self, config: CacheConfig, mechanism: Mechanism):
@@ -361,188 +339,5 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         track = s.track  # only a stream reaching past lba + segment has sectors to hold
         if s.lba + (track.count if track is not None else len(s._done)) > lba + self.cap:
             self._hold_read_ahead(s, lba, svc.sectors, sent_ms, bus_ms, complete_ms, since_ms)
-
-
-    # -- writes ---------------------------------------------------------------
-    def _write_fill(self, sectors: int) -> int:
-        c = self.config
-        if c.write_fill_sectors <= 0:
-            return 0
-        if c.write_fill_large_from and sectors >= c.write_fill_large_from:
-            return min(sectors, c.write_fill_large_sectors)
-        return min(sectors, c.write_fill_sectors)
-
-    def _write_segment(self, lba: int) -> Segment | None:
-        for seg in self.segments:
-            if seg.dirty and seg.start <= lba <= seg.end and lba >= seg.dirty_from:
-                return seg
-        return None
-
-    def write_space(self, lba: int, sectors: int, now: float, fua: bool = False) -> np.ndarray:
-        """Earliest time each sector of a write can enter the buffer (the ring rule)."""
-        free = np.full(sectors, -np.inf)
-        if not self.config.write_back or fua:
-            return free
-        seg = self._write_segment(lba)
-        if not self.config.write_prebuffering:
-            w = self._destage_in_way(now, seg, lba)
-            if w is not None:  # the data comes once the destage has ended
-                return np.full(sectors, w.end_ms)
-        s = self._live(now)
-        wseg = self._wseg
-        if wseg is not None and wseg.dirty and (seg is None or lba != seg.end):
-            # the only segment writes may take is still dirty: the data comes once it is
-            # on the platter (see write)
-            return np.full(sectors, s.end_ms if s is not None and s.kind == "write" else now)
-        if seg is None:
-            if len(self.segments) < self.n_segments or any(not g.dirty for g in self.segments):
-                return free
-            return np.full(sectors, s.end_ms if s is not None else now)
-        if s is None or s.seg is not seg or s.kind != "write":
-            return free
-        need = lba + np.arange(sectors) - self.cap - s.lba
-        ok = (need >= 0) & (need < len(s.done))
-        free[ok] = s.done[need[ok]]
-        return free
-
-    def write(self, lba: int, sectors: int, arrive_ms: np.ndarray, now: float,
-              head: HeadState, fua: bool = False, feed: WriteFeed | None = None,
-              arrival_ms: float | None = None) -> WriteService:
-        """Take a write whose data enters the buffer at ``arrive_ms`` (one time per sector).
-
-        ``now``: when the command's overhead is done and the head may move for it.
-        ``fua``: Force Unit Access, written through to the media even with write-back on
-        (after any dirty data it overlaps). ``feed``: how the data crosses the bus; with it,
-        data that would overfill the segment waits for the media to make room
-        (:func:`feed_write`) and the times it got in are ``WriteService.arrive_ms``.
-        Without it, ``arrive_ms`` is taken as given. ``arrival_ms``: when the command
-        arrived (default ``now``); with ``stop_adds_to_overhead`` a running read-ahead is
-        stopped then and the head moves (to write through, or to destage) only after the
-        overhead plus the stop's wait, as DiskSim does (see :meth:`_stop_for_write`).
-        """
-        self._note_stream(lba, sectors)
-        self._counts["writes"] += 1
-        self._tick += 1
-        arrive_ms = np.asarray(arrive_ms, dtype=float)
-        fill = self._write_fill(sectors)
-        got = None
-        hold = self._stop_for_write(now if arrival_ms is None else arrival_ms, now, head)
-        t_head = now
-        if not self.config.write_back or fua:
-            t0 = hold
-            if fua:
-                self._counts["fua_writes"] += 1
-                # (with a separate write segment this write takes it: its data goes first)
-                older = [g for g in self.segments
-                         if g.dirty and ((g.dirty_from < lba + sectors and lba < g.end)
-                                         or g is self._wseg)]
-                if older:
-                    t0 = self._write_out(older, now, head)
-            self._drop_overlaps(lba, sectors, None, now, head)
-            if not self.config.preempt_destage:
-                w = self._destage_in_way(t0)
-                if w is not None:
-                    t0 = max(t0, self._finish_destage(w, head))
-            free = max(self.stop(t0, head), t0)
-            plan = self.mech.plan(lba, sectors, True, free, head,
-                                  min_move_ms=self._min_write_seek)
-            if feed is not None and sectors > self.cap:
-                got = arrive_ms = feed_write(plan, 0, arrive_ms[:0], arrive_ms[:0], sectors,
-                                             self.cap, feed, fill, self.rev_ms)
-            done = respect_arrivals(plan, fill_before_write(arrive_ms, fill), self.rev_ms)
-            head.cylinder, head.surface = plan.cylinder, plan.surface
-            seg = self._allocate(now, head, write=True)
-            seg.start, seg.end = lba, lba + sectors
-            seg.written = True
-            end = float(done[-1])
-            lost = end - plan.end_ms
-            return WriteService(end, plan.seek_ms + free - now, plan.rotation_ms + lost,
-                                plan.transfer_ms, got)
-        seg = self._write_segment(lba)
-        if not self.config.write_prebuffering:
-            w = self._destage_in_way(now, seg, lba)
-            if w is not None:
-                # DiskSim without "Allow write prebuffering": the write waits for the head,
-                # which the destage under way keeps until all its data is on the platter
-                t_head = now = max(now, self._finish_destage(w, head))
-                seg = self._write_segment(lba)
-        fresh = seg is None or lba != seg.end
-        wseg = self._wseg
-        if fresh and wseg is not None and wseg.dirty:
-            # DiskSim's dedicated write segment is the only one a write may take: a write
-            # that does not append to its data waits until that data is on the platter
-            t_head = now = max(now, self.flush(now, head))
-            self._counts["waited_for_write_segment"] += 1
-            seg = None
-        self._drop_overlaps(lba, sectors, seg, now, head)
-        if fresh:
-            seg = self._allocate(now, head, write=True)
-            seg.start = seg.end = seg.dirty_from = seg.arrive0 = lba
-            seg.written = True
-        s = self._live(now)
-        append = s is not None and s.kind == "write" and s.seg is seg and s.stop_lba == lba
-        if feed is not None:
-            prior = 0 if append else lba - seg.dirty_from if seg.dirty else 0
-            outside = s.done[s.done > feed.start_ms] if append else arrive_ms[:0]
-            if prior + sectors > self.cap or (
-                    not feed.hold_bus and len(outside) + sectors > self.cap):
-                # the segment cannot take the whole request: its data comes in as the media
-                # makes room, so the media must be writing this segment now
-                if append:
-                    plan = self.mech.plan(lba, sectors, True, s.end_ms, s.position())
-                else:
-                    # (a destage of another segment under way finishes first)
-                    t_head = max(hold, self.stop(
-                        now if s is None or s.kind == "read" else max(now, s.end_ms), head))
-                    s = None
-                    plan = self.mech.plan(seg.dirty_from if prior else lba, prior + sectors,
-                                          True, t_head, head, min_move_ms=self._min_write_seek)
-                got = arrive_ms = feed_write(
-                    plan, prior, seg.arrive[seg.dirty_from - seg.arrive0:] if prior else
-                    arrive_ms[:0], outside, sectors, self.cap, feed, fill if fresh else 1,
-                    self.rev_ms)
-        if fresh:
-            # a fresh segment: the batch rule counts this request's own data (appended data
-            # follows sectors already buffered)
-            arrive_ms = fill_before_write(arrive_ms, fill)
-        seg.arrive = np.concatenate([seg.arrive, arrive_ms])
-        seg.end = lba + sectors
-        seg.start = max(seg.start, min(seg.dirty_from, seg.end - self.cap))
-        seg.last_used = self._tick
-        self._counts["buffered_writes"] += 1
-        if append:
-            plan = self.mech.plan(lba, sectors, True, s.end_ms, s.position())
-            plan = plan._replace(done_ms=respect_arrivals(plan, arrive_ms, self.rev_ms))
-            s.extend(plan, keep_from=lba - 2 * self.cap)
-            s.end_ms = float(s.done[-1])
-            head.cylinder, head.surface = plan.cylinder, plan.surface
-        elif got is not None:
-            self._destage(seg, t_head, head)
-        elif s is None or s.kind == "read":
-            t = max(hold, self.stop(now, head))
-            if self.config.destage == "sptf":
-                seg = self._pick_dirty([g for g in self.segments if g.dirty], t, head)
-            self._destage(seg, t, head)
-        return WriteService(None, arrive_ms=got)
-
-    def _stop_for_write(self, arrival: float, ready: float, head: HeadState) -> float:
-        """With ``stop_adds_to_overhead``, stop a read-ahead for a write arriving at
-        ``arrival`` whose overhead ends at ``ready``; returns the earliest time the head may
-        move for the write (``ready`` when nothing was stopped, or without the knob).
-
-        DiskSim 4.0 (``disksim_diskctlr.c``): ``disk_write_arrive`` sets the write's
-        ``overhead_done`` and calls ``disk_activate_write`` at once, which stops a stoppable
-        read-ahead (``disk_buffer_stop_access``) unless the write appends to the segment the
-        head is writing, then calls ``disk_check_hda``; there the write, written through or
-        fast (write-back, its data reported done once in the buffer), takes the head and,
-        pending with sectors left to write (``disk_check_hda_pending``), starts its seek
-        after the overhead plus the stop's wait, as a read miss's does. The media write of
-        a write-back request is that same seek (simcore: the destage it starts).
-        """
-        s = self.stream
-        if not self.config.stop_adds_to_overhead or s is None or s.kind != "read":
-            return ready
-        free = self.stop(min(arrival, ready), head)
-        return max(free - self.stop_wait, ready) + self.stop_wait
 
 
