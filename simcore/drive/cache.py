@@ -29,12 +29,23 @@ when it plans media work. A workload author only needs :class:`CacheConfig`
 and ``simcore.run(disk, workload, cache=CacheConfig(...))``; ``cache.stats``
 counts hits.
 
-Read-ahead (its policies, :data:`POLICIES`, and the segment hold):
-:mod:`simcore.drive.cache_read_ahead`; segments and the ring:
-:mod:`simcore.drive.cache_segments`; adaptive segments: :mod:`simcore.drive.cache_sequential`.
+This module serves reads (:meth:`SegmentCache.find`, :meth:`SegmentCache.read`,
+:meth:`SegmentCache.read_done`; :class:`ReadService`) and builds :class:`SegmentCache` from
+one small module per mechanism, each mixed in (its methods are the cache's own, so a
+call costs no extra hop on the firmware's hot path):
 
-Writes, FUA and write prebuffering: :mod:`simcore.drive.cache_writes`; write-back,
-destaging and FLUSH CACHE: :mod:`simcore.drive.cache_destage`.
+==========================  ========================================================
+``cache_config``            :class:`CacheConfig`, :data:`POLICIES`, the DiskSim knobs
+``cache_segments``          :class:`Segment`: what each holds, which one a request takes
+``cache_background``        the read-ahead or destage under way, and stopping it
+``cache_read_ahead``        read-ahead policies, on-arrival pre-read, the segment hold
+``cache_writes``            taking a write: through, buffered, FUA, write prebuffering
+``cache_destage``           write-back: destaging, FLUSH CACHE, data at risk
+``cache_sequential``        sequential-stream detection, adaptive segments
+``cache_stats``             ``cache.stats``
+==========================  ========================================================
+
+The parts' public names are importable from this module too.
 """
 
 from __future__ import annotations
