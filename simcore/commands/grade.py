@@ -216,7 +216,8 @@ def _print_results(key, results, jobs, out: Path, feedback: Path, wall: float) -
     print(f"{'student':<20} {'score':>9}  status")
     for r in results:
         print(f"{r.student_id:<20} {r.total:>4g}/{max_total:<4g}  {r.status}"
-              + (f"  [{'; '.join(r.flagged)}]" if r.flagged else ""))
+              + (f"  [{'; '.join(r.flagged)}]" if r.flagged else "")
+              + (f"  late {r.late_minutes:g} min" if r.late_minutes > 0 else ""))
     print(f"graded {len(results)} submissions in {wall:.1f} s with "
           f"{g.default_jobs(jobs)} jobs; grades: {out}; feedback: {feedback}/")
     if key.budget is not None:

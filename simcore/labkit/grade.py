@@ -135,8 +135,9 @@ class Key:
         self.student_sources = {c.id: c.source for c in self.student.cells if c.get("id")}
         self.secret = secret
         self.max = self.info.max_points()
-        self.answer_labels = {
-            cid: ", ".join(names) if names else f"cell {cid}"
+        self.answer_labels = {  # the questions a cell answers, not its helper names
+            cid: ", ".join([n for n in names if n in self.info.questions] or names)
+            if names else f"cell {cid}"
             for cid, names in self.info.answer_names.items()
         }
         self.spec: dict[str, Question] = {}
@@ -694,7 +695,8 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
     except (ValueError, OSError) as exc:
         res.status = "empty" if "empty" in str(exc) else "invalid"
         res.notes.append(f"Your file could not be graded: {exc}")
-        res.lines = {q: ["not graded (the file is not a readable notebook)"] for q in zero}
+        res.lines = {q: [f"{q} … not graded: the file is not a readable notebook "
+                         f"[0/{_fmt(key.max[q])}]"] for q in zero}
         res.seconds = time.monotonic() - t0
         return res
     other = sub.metadata.get("disklab", {}).get("lab") if isinstance(
@@ -906,9 +908,10 @@ def judge(key: Key, q: str, got: answers.Received, expected: dict,
     measurement and the key's reference for the variant
     (:mod:`simcore.labkit.judges`) instead of the key's own answer.
     """
-    if not got.present:
-        return False, f"{q} … {_scrub(got.problem)}"
     spec = key.spec[q]
+    if not got.present:
+        gone = judges.missing(spec.judge, attachments) if spec.judge else ""
+        return False, f"{q} … {_scrub(got.problem)}" + (f"; {gone}" if gone else "")
     if spec.judge:
         ok, why = judges.run(spec.judge, got.value, expected.get(reference_name(q)),
                              list(attachments))
