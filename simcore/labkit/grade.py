@@ -707,6 +707,7 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
                  for c in sub.cells):
         res.status = "empty"
     merged, notes, flagged = splice(key, sub, sid)
+    notes = _merge_missing(notes)
     res.attachments = attach.from_notebook(sub)
     res.notes.extend(notes)
     res.flagged.extend(flagged)
@@ -750,6 +751,21 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
     _score(key, res, merged, cells, ended, expected, opts)
     res.seconds = time.monotonic() - t0
     return res
+
+
+_MISSING = re.compile(r"The answer cell for (.+) is missing from your notebook \(deleted\?\); "
+                      r"it was graded as unanswered\.")
+
+
+def _merge_missing(notes: list[str]) -> list[str]:
+    """Three or more missing answer cells (another lab's file, a gutted notebook) as one note."""
+    gone = [m.group(1) for n in notes if (m := _MISSING.fullmatch(n))]
+    if len(gone) < 3:
+        return notes
+    rest = [n for n in notes if not _MISSING.fullmatch(n)]
+    at = next(i for i, n in enumerate(notes) if _MISSING.fullmatch(n))
+    return [*rest[:at], f"The answer cells for {', '.join(gone)} are missing from your notebook "
+            "(deleted?); they were graded as unanswered.", *rest[at:]]
 
 
 def _sandboxed_run(merged: NotebookNode, opts: Options, slots: Slots | None,
