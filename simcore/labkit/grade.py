@@ -381,9 +381,10 @@ def _unused_changes(key: Key, sub: NotebookNode, placeholders: dict[str, str]) -
               and normalized(c.get("id"), c.get("source", "")) != normalized(
                   c.get("id"), placeholders[c.get("id")])]
     if edited:
-        notes.append(f"You changed {len(edited)} cell(s) that are not answer cells "
-                     f"({', '.join(str(e) for e in edited[:5])}); the grader used the lab's "
-                     "own version.")
+        notes.append(f"{len(edited)} cell(s) that are not answer cells differ from the lab's "
+                     f"({', '.join(str(e) for e in edited[:5])}{', ...' if len(edited) > 5 else ''}"
+                     "): changed by you, or the lab was updated since your copy; the grader used "
+                     "the lab's own version.")
     added = [c for c in sub.cells if c.get("cell_type") == "code"
              and c.get("id") not in stu_ids and disklab_meta(c).get("answer") not in answer_ids
              and c.get("source", "").strip()]
