@@ -13,6 +13,7 @@ team have their own module (test_grading_redteam.py).
 from __future__ import annotations
 
 import csv
+import re
 import shutil
 import subprocess
 import sys
@@ -24,7 +25,7 @@ from conftest import require_tool
 
 from simcore.labkit import attach, emulated
 from simcore.labkit.demo import template_lab, write_demo_submissions
-from simcore.labkit.grade import Key, Options, budget, grade
+from simcore.labkit.grade import Key, Options, _merge_missing, budget, grade
 from simcore.labkit.report import regrade, write_report
 from simcore.labkit.student import student_version
 from simcore.labkit.variants import answer_sheet, literal_answers
@@ -166,11 +167,14 @@ def test_the_key_graded_against_itself_gets_full_marks(batch):
 def test_a_blank_student_version_gets_zero_and_runs_cleanly(batch):
     r = batch[1]["blank"]
     assert r.status == "graded"
-    assert "no lab1-mystery measurement is attached" not in r.lines["q9"][0]  # not answered
+    # read as not answered first; the hint to save the measurement follows (a student who
+    # wrote the code but handed in the notebook without fio's output needs it)
+    assert r.lines["q9"][0].startswith("q9 … not answered (still None); no lab1-mystery "
+                                       "measurement is attached"), r.lines["q9"]
     assert all(v == 0 for v in r.scores.values()) and r.total == 0
-    assert all("not answered yet" in line for q in ("q1", "q3", "q8") for line in r.lines[q])
+    assert all("not answered" in line for q in ("q1", "q3", "q8") for line in r.lines[q])
     assert r.received["q1"] == {"present": False, "value": None,
-                                "problem": "not answered yet (still None)"}
+                                "problem": "not answered (still None)"}
     assert not any("did not run cleanly" in n for n in r.notes), r.notes
 
 
@@ -275,13 +279,25 @@ def test_grades_csv_gradebooks_summary_and_feedback(batch):
     for part in ("## Scores", "## Questions", "| q3 | 2 |", "## Slowest submissions",
                  f"Time limits: a cell {CELL_TIMEOUT:g} s (given), the kernel "):
         assert part in summary, part
+    assert re.search(r"^  15 #+ +\d+$", summary, re.M), summary  # whole points: a row per score
     feedback = sorted(p.name for p in (report / "feedback").iterdir())
     assert feedback == sorted(f"{name}.md" for name in results)
     text = (report / "feedback" / "bob.md").read_text(encoding="utf-8")
     assert "Score:" in text and "q7" in text
+    for q in key.info.questions:  # one line a question: its verdict and its points
+        assert len(re.findall(rf"^- {q} (✔|✘|…) .*\[\d+/\d+\]$", text, re.M)) == 1, (q, text)
     for q in ("q1", "q2", "q3", "q6", "q7", "q8"):  # bob's expected numbers never appear
         for form in (f"{bob[q]:.3g}", f"{bob[q]:.2f}", repr(bob[q])):
             assert form not in text, (q, form)
+
+
+def test_many_missing_answer_cells_make_one_note():
+    gone = [f"The answer cell for q{i} is missing from your notebook (deleted?); it was graded "
+            "as unanswered." for i in (1, 2, 3)]
+    assert _merge_missing(["a", *gone[:2], "b"]) == ["a", *gone[:2], "b"]  # two stay apart
+    assert _merge_missing(["a", *gone, "b"]) == [
+        "a", "The answer cells for q1, q2, q3 are missing from your notebook (deleted?); they "
+        "were graded as unanswered.", "b"]
 
 
 def test_regrading_one_question_runs_nothing_and_changes_only_it(batch, tmp_path):
@@ -517,6 +533,8 @@ def test_the_container_command_passes_the_grading_options_on(tmp_path):
     assert "--public-variants" in line and "/secret" not in line
     assert f"-v {tmp_path}:/roster:ro" in line and "--roster /roster/roster.txt" in line
     assert "--deadline 2026-03-01T23:59" in line and "--jobs 3" in line
+    # the container's time zone may differ from ours: the deadline goes in with our offset
+    assert re.search(r"--deadline 2026-03-01T23:59[+-]\d\d:\d\d ", line), line
     assert "--feedback /out/fb" in line and f"-v {subs}:/subs:ro" in line
     secret = tmp_path / "course.secret"
     graded = cli(str(subs), "--secret", str(secret)).stdout.strip().splitlines()[-1]

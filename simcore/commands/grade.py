@@ -29,8 +29,9 @@ def register(sub) -> None:
                    "(variants anyone can compute: practice runs only)")
     p.add_argument("--roster", help="CSV or text: file name (or stem) and student id per line; "
                    "files not on it are flagged")
-    p.add_argument("--deadline", help="ISO time (2026-03-01T23:59); later file times are "
-                   "flagged late")
+    p.add_argument("--deadline", help="ISO time (2026-03-01T23:59: this machine's local time, "
+                   "unless it ends in an offset such as +01:00); later file times are flagged "
+                   "late")
     p.add_argument("--regrade", metavar="QUESTION", help="judge one question again from the "
                    "answers stored at grading time, under the (corrected) key; runs nothing")
     p.add_argument("--jobs", type=int, default=None,
@@ -94,7 +95,11 @@ def _container_options(args, out: Path) -> list[str]:
     if args.regrade or args.no_sandbox:
         raise ValueError("--container with --regrade or --no-sandbox: run those directly")
     opts: list[str] = []
-    for flag, value in (("--deadline", args.deadline), ("--jobs", args.jobs),
+    deadline = None
+    if args.deadline:  # a container keeps its own time zone (UTC, mostly): pass our offset
+        d = datetime.fromisoformat(args.deadline)
+        deadline = (d if d.tzinfo else d.astimezone()).isoformat(timespec="minutes")
+    for flag, value in (("--deadline", deadline), ("--jobs", args.jobs),
                         ("--cell-timeout", args.cell_timeout), ("--cpu-seconds",
                                                                  args.cpu_seconds)):
         if value is not None:
@@ -216,7 +221,8 @@ def _print_results(key, results, jobs, out: Path, feedback: Path, wall: float) -
     print(f"{'student':<20} {'score':>9}  status")
     for r in results:
         print(f"{r.student_id:<20} {r.total:>4g}/{max_total:<4g}  {r.status}"
-              + (f"  [{'; '.join(r.flagged)}]" if r.flagged else ""))
+              + (f"  [{'; '.join(r.flagged)}]" if r.flagged else "")
+              + (f"  late {r.late_minutes:g} min" if r.late_minutes > 0 else ""))
     print(f"graded {len(results)} submissions in {wall:.1f} s with "
           f"{g.default_jobs(jobs)} jobs; grades: {out}; feedback: {feedback}/")
     if key.budget is not None:

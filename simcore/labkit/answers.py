@@ -116,7 +116,7 @@ def parse(stdout: str, question: str) -> Received:
         if not isinstance(rec, dict) or rec.get("q") != question:
             continue
         if "value" in rec:
-            found = (Received(False, problem="not answered yet (still None)")
+            found = (Received(False, problem="not answered (still None)")
                      if rec["value"] is None else Received(True, rec["value"]))
         elif "missing" in rec:
             found = Received(False, problem="not answered: the name is not defined")
@@ -223,7 +223,7 @@ def _compare_list(expected: list, got: Any, rule: Rule) -> tuple[bool, str]:
     if not isinstance(got, list):
         return False, f"expected a list, got {_kind(got)}"
     if len(got) != len(expected):
-        return False, f"expected a list of {len(expected)} items, got {len(got)}"
+        return False, f"a list of {len(got)} items: not the number of items asked for"
     for i, (x, y) in enumerate(zip(expected, got, strict=True)):
         ok, why = compare(x, y, rule)
         if not ok:

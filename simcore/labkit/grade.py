@@ -135,8 +135,9 @@ class Key:
         self.student_sources = {c.id: c.source for c in self.student.cells if c.get("id")}
         self.secret = secret
         self.max = self.info.max_points()
-        self.answer_labels = {
-            cid: ", ".join(names) if names else f"cell {cid}"
+        self.answer_labels = {  # the questions a cell answers, not its helper names
+            cid: ", ".join([n for n in names if n in self.info.questions] or names)
+            if names else f"cell {cid}"
             for cid, names in self.info.answer_names.items()
         }
         self.spec: dict[str, Question] = {}
@@ -380,9 +381,10 @@ def _unused_changes(key: Key, sub: NotebookNode, placeholders: dict[str, str]) -
               and normalized(c.get("id"), c.get("source", "")) != normalized(
                   c.get("id"), placeholders[c.get("id")])]
     if edited:
-        notes.append(f"You changed {len(edited)} cell(s) that are not answer cells "
-                     f"({', '.join(str(e) for e in edited[:5])}); the grader used the lab's "
-                     "own version.")
+        notes.append(f"{len(edited)} cell(s) that are not answer cells differ from the lab's "
+                     f"({', '.join(str(e) for e in edited[:5])}{', ...' if len(edited) > 5 else ''}"
+                     "): changed by you, or the lab was updated since your copy; the grader used "
+                     "the lab's own version.")
     added = [c for c in sub.cells if c.get("cell_type") == "code"
              and c.get("id") not in stu_ids and disklab_meta(c).get("answer") not in answer_ids
              and c.get("source", "").strip()]
@@ -694,7 +696,8 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
     except (ValueError, OSError) as exc:
         res.status = "empty" if "empty" in str(exc) else "invalid"
         res.notes.append(f"Your file could not be graded: {exc}")
-        res.lines = {q: ["not graded (the file is not a readable notebook)"] for q in zero}
+        res.lines = {q: [f"{q} … not graded: the file is not a readable notebook "
+                         f"[0/{_fmt(key.max[q])}]"] for q in zero}
         res.seconds = time.monotonic() - t0
         return res
     other = sub.metadata.get("disklab", {}).get("lab") if isinstance(
@@ -705,6 +708,7 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
                  for c in sub.cells):
         res.status = "empty"
     merged, notes, flagged = splice(key, sub, sid)
+    notes = _merge_missing(notes)
     res.attachments = attach.from_notebook(sub)
     res.notes.extend(notes)
     res.flagged.extend(flagged)
@@ -748,6 +752,21 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
     _score(key, res, merged, cells, ended, expected, opts)
     res.seconds = time.monotonic() - t0
     return res
+
+
+_MISSING = re.compile(r"The answer cell for (.+) is missing from your notebook \(deleted\?\); "
+                      r"it was graded as unanswered\.")
+
+
+def _merge_missing(notes: list[str]) -> list[str]:
+    """Three or more missing answer cells (another lab's file, a gutted notebook) as one note."""
+    gone = [m.group(1) for n in notes if (m := _MISSING.fullmatch(n))]
+    if len(gone) < 3:
+        return notes
+    rest = [n for n in notes if not _MISSING.fullmatch(n)]
+    at = next(i for i, n in enumerate(notes) if _MISSING.fullmatch(n))
+    return [*rest[:at], f"The answer cells for {', '.join(gone)} are missing from your notebook "
+            "(deleted?); they were graded as unanswered.", *rest[at:]]
 
 
 def _sandboxed_run(merged: NotebookNode, opts: Options, slots: Slots | None,
@@ -906,9 +925,10 @@ def judge(key: Key, q: str, got: answers.Received, expected: dict,
     measurement and the key's reference for the variant
     (:mod:`simcore.labkit.judges`) instead of the key's own answer.
     """
-    if not got.present:
-        return False, f"{q} … {_scrub(got.problem)}"
     spec = key.spec[q]
+    if not got.present:
+        gone = judges.missing(spec.judge, attachments) if spec.judge else ""
+        return False, f"{q} … {_scrub(got.problem)}" + (f"; {gone}" if gone else "")
     if spec.judge:
         ok, why = judges.run(spec.judge, got.value, expected.get(reference_name(q)),
                              list(attachments))

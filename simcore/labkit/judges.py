@@ -295,6 +295,17 @@ def judge_fio(got: Any, reference: Any, attachments: list[dict[str, Any]],
     return True, ""
 
 
+def missing(spec: dict[str, Any], attachments: list[dict[str, Any]]) -> str:
+    """Why a judged question has no measurement behind it: the first kind the spec asks for
+    that no attachment has ('' when each is attached)."""
+    have = {a.get("kind") for a in attachments}
+    for kind in spec.get("kinds") or []:
+        if kind not in have:
+            return (f"no {kind} measurement is attached to your notebook: run the "
+                    "measuring cell, then save the notebook with its outputs")
+    return ""
+
+
 def _attached_runs(kinds: list, attachments: list[dict[str, Any]],
                    args: dict[str, Any]) -> tuple[list[FioRun], str]:
     """Steps 1-2: each kind's attached fio run, read and of the job asked for; or why not."""
@@ -303,8 +314,7 @@ def _attached_runs(kinds: list, attachments: list[dict[str, Any]],
     for kind in kinds:
         att = by_kind.get(kind)
         if att is None:
-            return [], (f"no {kind} measurement is attached to your notebook: run the "
-                        "measuring cell, then save the notebook with its outputs")
+            return [], missing({"kinds": [kind]}, attachments)
         if att.get("tool") != "fio":
             return [], f"the {kind} attachment is not fio output"
         try:

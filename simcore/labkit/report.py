@@ -83,8 +83,12 @@ def feedback_text(key: Key, r: Result) -> str:
     lines.append("## Questions")
     lines.append("")
     for q in key.info.questions:
+        verdicts = r.lines.get(q, [])
+        if len(verdicts) == 1 and verdicts[0].startswith(f"{q} "):  # it names q and its points
+            lines.append(f"- {verdicts[0]}")
+            continue
         lines.append(f"- {q}: {_fmt(r.scores.get(q, 0.0))} of {_fmt(key.max[q])} points")
-        for ln in r.lines.get(q, []):
+        for ln in verdicts:
             lines.append(f"  - {ln}")
     if r.notes:
         lines += ["", "## Notes", ""]
@@ -192,15 +196,22 @@ def summary_text(key: Key, results: Sequence[Result], layers: dict | None = None
     if key.budget is not None:
         lines += [f"Time limits: {key.budget.describe()}.", ""]
     lines += ["## Scores", "", "```"]
-    bins = 10
-    counts = [0] * bins
-    for r in results:
-        counts[min(bins - 1, int(r.total / max_total * bins))] += 1
-    width = max(counts) or 1
-    for i, c in enumerate(counts):
-        lo, hi = i * max_total / bins, (i + 1) * max_total / bins
-        bracket = "]" if i == bins - 1 else ")"
-        lines.append(f"[{lo:5.1f}, {hi:5.1f}{bracket} {'#' * round(40 * c / width):<40} {c}")
+    if max_total <= 20 and all(float(x).is_integer() for x in (max_total, *(
+            r.total for r in results))):  # whole points: one row per score, highest first
+        counts = [sum(1 for r in results if r.total == v) for v in range(int(max_total) + 1)]
+        width = max(counts) or 1
+        for v in range(int(max_total), -1, -1):
+            lines.append(f"{v:>4} {'#' * round(40 * counts[v] / width):<40} {counts[v]}")
+    else:
+        bins = 10
+        counts = [0] * bins
+        for r in results:
+            counts[min(bins - 1, int(r.total / max_total * bins))] += 1
+        width = max(counts) or 1
+        for i, c in enumerate(counts):
+            lo, hi = i * max_total / bins, (i + 1) * max_total / bins
+            bracket = "]" if i == bins - 1 else ")"
+            lines.append(f"[{lo:5.1f}, {hi:5.1f}{bracket} {'#' * round(40 * c / width):<40} {c}")
     lines += ["```", ""]
     if n:
         mean = sum(r.total for r in results) / n
@@ -212,10 +223,12 @@ def summary_text(key: Key, results: Sequence[Result], layers: dict | None = None
         blank = sum(1 for r in results if not r.received.get(q, {}).get("present", False))
         lines.append(f"| {q} | {_fmt(key.max[q])} | {full}/{n} ({100 * full / max(n, 1):.0f}%) "
                      f"| {blank} |")
-    status: dict[str, int] = {}
+    status: dict[str, list[str]] = {}
     for r in results:
-        status[r.status] = status.get(r.status, 0) + 1
-    lines += ["", "## Statuses", ""] + [f"- {k}: {v}" for k, v in sorted(status.items())]
+        status.setdefault(r.status, []).append(r.student_id)
+    lines += ["", "## Statuses", ""] + [  # who, for each status that needs a look
+        f"- {k}: {len(v)}" + ("" if k == "graded" else f" ({', '.join(v)})")
+        for k, v in sorted(status.items())]
     lines += ["", "## Slowest submissions", ""]
     for r in sorted(results, key=lambda r: -r.seconds)[:SLOWEST]:
         lines.append(f"- {r.student_id}: {r.seconds:.1f} s, {r.cpu_seconds:.1f} CPU s "
