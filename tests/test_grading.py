@@ -204,14 +204,23 @@ def test_hanging_crashing_and_kernel_killing_answers_cost_only_their_questions(b
     assert "q6 did not run cleanly: it raised RuntimeError: boom" in notes
     assert "q9 did not run cleanly: the Python kernel died" in notes
     assert "kernel" in r.lines["q9"][0] and "[0/2]" in r.lines["q9"][0]
+    # the status in plain words, naming the question: the word itself is the gradebook's
+    assert r.headline == ("The notebook's Python process (the kernel) stopped in your answer "
+                          "cell for q9; the cells after it could not run."), r.headline
 
 
 def test_an_answer_that_kills_the_kernel_costs_only_its_own_question(batch):
     key, r = batch[0], batch[1]["crasher"]
     assert lost(key, r) == {"q3": 2.0, "q9": 2.0}, r.lines  # q9: no measurement attached
     assert r.status == "kernel-died"
-    # run again once (not once more for the same cell)
-    assert " ".join(r.notes).count("ran the rest of your notebook again without it") == 1
+    # run again once (not once more for the same cell); one event, one note (the headline
+    # says what the grader did, the note why the cell failed)
+    assert r.headline.startswith("Your answer cell for q3 stopped the notebook's Python process "
+                                 "(the kernel), so the grader ran the rest of your notebook "
+                                 "again without it"), r.headline
+    assert [n for n in r.notes if "q3" in n or "kernel" in n] == [
+        "Your answer cell for q3 did not run cleanly: the Python kernel died while it ran "
+        "(os._exit, a crash, a resource limit, or out of memory)."], r.notes
 
 
 def test_deleted_reordered_duplicated_and_added_cells(batch):
@@ -223,6 +232,10 @@ def test_deleted_reordered_duplicated_and_added_cells(batch):
     for expected in ("q6 is missing", "q3 appears 2 times", "not in the lab's order",
                      "you added were not run", "not answer cells"):
         assert expected in notes, notes
+    # the edited check cell is named as the student sees it, not by its internal id
+    place = next(n for n in r.notes if "not answer cells" in n)
+    assert "check-q1" not in place, place
+    assert re.search(r'\(code cell \d+ \(under "[^"]+"\)\)', place), place
 
 
 def test_copied_numbers_fail_under_another_students_variant(batch):
@@ -254,7 +267,11 @@ def test_files_that_are_not_notebooks_get_a_row_and_a_reason(batch):
     assert results["nothing"].status == "empty" and results["nothing"].total == 0
     wrong = results["wronglab"]
     assert wrong.status == "wrong-lab" and wrong.total == 0
-    assert "'lab2'" in wrong.notes[0]
+    # one clear line (which lab was expected, which was found), no flood of per-cell notes
+    assert wrong.headline.startswith("Wrong notebook: this grading is for Lab 1"), wrong.headline
+    assert "(lab1)" in wrong.headline and "Lab 2" in wrong.headline and "(lab2)" in wrong.headline
+    assert not any(w in n for n in wrong.notes for w in ("answer cell", "not answer cells",
+                                                         "you added")), wrong.notes
 
 
 def test_grades_csv_gradebooks_summary_and_feedback(batch):
@@ -289,6 +306,16 @@ def test_grades_csv_gradebooks_summary_and_feedback(batch):
     for q in ("q1", "q2", "q3", "q6", "q7", "q8"):  # bob's expected numbers never appear
         for form in (f"{bob[q]:.3g}", f"{bob[q]:.2f}", repr(bob[q])):
             assert form not in text, (q, form)
+    # statuses are the gradebook's words; a student reads what happened, in plain words
+    for name, words in (("crasher", "Your answer cell for q3 stopped the notebook's Python "
+                                    "process (the kernel)"),
+                        ("wronglab", "Wrong notebook: this grading is for Lab 1"),
+                        ("not_json", "could not be read as a notebook")):
+        text = (report / "feedback" / f"{name}.md").read_text(encoding="utf-8")
+        assert "Status:" not in text and results[name].status not in text, (name, text)
+        assert words in text.split("## Questions")[0], (name, text)
+    wrong = (report / "feedback" / "wronglab.md").read_text(encoding="utf-8")
+    assert wrong.split("## Notes")[-1].count("\n- ") <= 1, wrong  # at most the id note
 
 
 def test_many_missing_answer_cells_make_one_note():

@@ -118,6 +118,7 @@ class Result:
     attachments: list[dict] = field(default_factory=list)  # measurements saved in the file
     log: str = ""
     merged: NotebookNode | None = None
+    headline: str = ""  # the status in plain words for the student (report.PLAIN if empty)
 
     @property
     def total(self) -> float:
@@ -282,13 +283,10 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
     flagged: list[str] = []
     merged = copy.deepcopy(key.student)
     placeholders = {c.id: c.source for c in key.student.cells if c.get("id")}
-    notes.extend(_put_answers(key, sub, merged, placeholders))
-    notes.extend(_unused_changes(key, sub, placeholders))
-    other = sub.metadata.get("disklab", {}).get("lab") if isinstance(
-        sub.metadata.get("disklab"), dict) else None
-    if isinstance(other, str) and other != key.lab:
-        notes.insert(0, f"This notebook is {other!r}, but it was graded as {key.lab!r}: "
-                     "was the right file handed in?")
+    cell_notes = _put_answers(key, sub, merged, placeholders)
+    cell_notes.extend(_unused_changes(key, sub, placeholders))
+    if wrong_lab(key, sub) is None:  # another lab's file differs everywhere: its headline says so
+        notes.extend(cell_notes)
     _check_claimed_id(sub, student_id, notes, flagged)
     _set_parameters(key, sub, merged, student_id)
     _add_export_cells(key, merged)
@@ -359,6 +357,33 @@ def _answer_source(key: Key, sub: NotebookNode, cid: str, found: list[int],
     return sub.cells[pos].get("source", "")
 
 
+def wrong_lab(key: Key, sub: NotebookNode) -> str | None:
+    """The lab a submission says it is, when that is not the key's lab."""
+    meta = sub.metadata.get("disklab")
+    other = meta.get("lab") if isinstance(meta, dict) else None
+    return other if isinstance(other, str) and other != key.lab else None
+
+
+def heading_of(nb: NotebookNode) -> str:
+    """A notebook's title: the first line of its first cell, without the '#'."""
+    first = nb.cells[0].get("source", "").splitlines() if nb.cells else []
+    return first[0].lstrip("# ").strip() if first else ""
+
+
+def cell_place(nb: NotebookNode, cid: str | None) -> str:
+    """Where a student finds a cell: its number among the code cells and the heading above it."""
+    n, heading = 0, ""
+    for c in nb.cells:
+        if c.get("cell_type") == "markdown":
+            heads = [ln for ln in c.get("source", "").splitlines() if ln.startswith("#")]
+            heading = heads[-1].lstrip("# ").strip() if heads else heading
+        elif c.get("cell_type") == "code":
+            n += 1
+            if c.get("id") == cid:
+                return f'code cell {n}' + (f' (under "{heading}")' if heading else "")
+    return "a cell of the lab"
+
+
 def _unused_changes(key: Key, sub: NotebookNode, placeholders: dict[str, str]) -> list[str]:
     """What else the student changed: reported, never used."""
     notes: list[str] = []
@@ -375,7 +400,7 @@ def _unused_changes(key: Key, sub: NotebookNode, placeholders: dict[str, str]) -
         return source.strip()
 
     explorers = {c.get("id") for c in key.student.cells if is_explorer(c)}
-    edited = [c.get("id") for c in sub.cells  # (an explorer may be opened on any disk)
+    edited = [cell_place(key.student, c.get("id")) for c in sub.cells  # (an explorer may be opened on any disk)
               if c.get("cell_type") == "code" and c.get("id") in stu_ids
               and c.get("id") not in answer_ids and c.get("id") not in explorers
               and normalized(c.get("id"), c.get("source", "")) != normalized(
@@ -700,10 +725,15 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
                          f"[0/{_fmt(key.max[q])}]"] for q in zero}
         res.seconds = time.monotonic() - t0
         return res
-    other = sub.metadata.get("disklab", {}).get("lab") if isinstance(
-        sub.metadata.get("disklab"), dict) else None
-    if isinstance(other, str) and other != key.lab:
+    other = wrong_lab(key, sub)
+    if other is not None:
         res.status = "wrong-lab"
+        found = heading_of(sub)
+        found = f"{found} ({other})" if found and other not in found else (found or other)
+        res.headline = (f"Wrong notebook: this grading is for {heading_of(key.nb) or key.lab} "
+                        f"({key.lab}), but your file is {found}. It was graded as {key.lab} all "
+                        "the same, so the answers it lacks score zero: was the right file "
+                        "handed in?")
     elif not any(c.get("cell_type") == "code" and c.get("source", "").strip()
                  for c in sub.cells):
         res.status = "empty"
@@ -721,7 +751,7 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
     # twice), so it costs only its own question and the answers that use it. Each run looks only
     # past the cell the run before it left out (that cell's record still says it killed the
     # kernel), and leaves out every cell left out so far.
-    again, after = merged, -1
+    again, after, left_out = merged, -1, []
     for _ in range(2):
         fatal = _fatal_answer(key, merged, cells, after)
         if fatal is None or ended != "completed":
@@ -735,11 +765,10 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
         cells = {**{i: r for i, r in cells.items() if i <= index},
                  **{i: r for i, r in more.items() if i > index}}
         after = index
+        left_out.append(index)
         tail += "\n-- second run --\n" + tail2
-        res.notes.append(f"Your answer cell for {label} stopped the Python kernel, so the grader "
-                         "ran the rest of your notebook again without it: only that answer (and "
-                         "answers that use it) lost points.")
-    res.log = tail
+        res.log += f"answer {label} (code cell {index}) killed the kernel; run again without it\n"
+    res.log += tail
     try:
         expected = soon.result()
     except Exception as exc:  # the key failed for this variant: the instructor must know
@@ -749,7 +778,7 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
         res.log += f"\nkey failed for {sid!r}: {type(exc).__name__}: {exc}"
         res.seconds = time.monotonic() - t0
         return res
-    _score(key, res, merged, cells, ended, expected, opts)
+    _score(key, res, merged, cells, ended, expected, opts, left_out)
     res.seconds = time.monotonic() - t0
     return res
 
@@ -869,7 +898,9 @@ def _scrub(text: str) -> str:
 
 
 def _score(key: Key, res: Result, merged: NotebookNode, cells: dict[int, CellRun], ended: str,
-           expected: dict, opts: Options) -> None:
+           expected: dict, opts: Options, left_out: Sequence[int] = ()) -> None:
+    """Points, verdicts and notes from one run; ``left_out``: answer cells (indices among the
+    code cells) that killed the kernel and were left out of a second run."""
     code_cells = [c for c in merged.cells if c.cell_type == "code"]
     died = any("Kernel dead" in r.message or "kernel died" in r.message for r in cells.values())
     if ended == "error" and not cells:
@@ -882,23 +913,9 @@ def _score(key: Key, res: Result, merged: NotebookNode, cells: dict[int, CellRun
                          "that had not run by then score zero.")
     elif died and res.status == "graded":
         res.status = "kernel-died"
-    export_at: dict[str, int] = {}
-    for index, cell in enumerate(code_cells):
-        run = cells.get(index)
-        if EXPORT_TAG in tags(cell):
-            export_at[cell.metadata["disklab"]["export"]] = index
-            continue
-        if run is None or run.outcome != "failed" or "check" in tags(cell):
-            continue
-        if is_answer(cell):
-            label = key.answer_labels.get(cell.id, cell.id)
-            res.notes.append(f"Your answer cell for {label} did not run cleanly: "
-                             f"{_reason(run, opts)}.")
-        elif "Kernel dead" not in run.message and "NBVAL_SKIP" not in nbval_markers(
-                cell.source):
-            res.notes.append(f"The lab's own cell {cell.get('id')} failed after your answers "
-                             f"ran: {_reason(run, opts)}. If an answer cell "
-                             "reassigned a name the lab uses, that is the likely cause.")
+    export_at, killers = _cell_notes(key, res, code_cells, cells, opts, left_out)
+    if res.status == "kernel-died":
+        res.headline = _died_headline(key, [code_cells[i] for i in left_out], killers)
     for q in key.info.questions:
         pts = key.max[q]
         run = cells.get(export_at.get(q, -1))
@@ -915,6 +932,64 @@ def _score(key: Key, res: Result, merged: NotebookNode, cells: dict[int, CellRun
         if ok:
             res.scores[q] = pts
         res.lines.setdefault(q, []).append(f"{line} [{_fmt(pts if ok else 0.0)}/{_fmt(pts)}]")
+
+
+def _cell_notes(key: Key, res: Result, code_cells: list[NotebookNode],
+                cells: dict[int, CellRun], opts: Options, left_out: Sequence[int]
+                ) -> tuple[dict[str, int], list[str]]:
+    """A note for each cell that failed (one for all the answers a dead kernel could not run);
+    returns where each export cell is and where the kernel died (as the student sees it)."""
+    export_at: dict[str, int] = {}
+    killers: list[str] = []  # where the kernel died, as the student sees it
+    unrun: list[str] = []  # answers that found the kernel dead
+    unrun_at = 0
+    for index, cell in enumerate(code_cells):
+        run = cells.get(index)
+        if EXPORT_TAG in tags(cell):
+            export_at[cell.metadata["disklab"]["export"]] = index
+            continue
+        if run is None or run.outcome != "failed" or "check" in tags(cell):
+            continue
+        where = (f"your answer cell for {key.answer_labels.get(cell.id, cell.id)}"
+                 if is_answer(cell) else f"the lab's {cell_place(key.student, cell.get('id'))}")
+        if "kernel died" in run.message and index not in left_out:
+            killers.append(where)
+        if is_answer(cell) and "Kernel dead" in run.message:
+            unrun_at = unrun_at if unrun else len(res.notes)
+            unrun.append(key.answer_labels.get(cell.id, cell.id))
+        elif is_answer(cell):
+            res.notes.append(f"{where[:1].upper()}{where[1:]} did not run cleanly: "
+                             f"{_reason(run, opts)}.")
+        elif "Kernel dead" not in run.message and "NBVAL_SKIP" not in nbval_markers(
+                cell.source):
+            res.notes.append(f"{where[:1].upper()}{where[1:]} failed after your answers ran: "
+                             f"{_reason(run, opts)}. "
+                             "If an answer cell reassigned a name the lab uses, that is the "
+                             "likely cause.")
+    if len(unrun) == 1:  # one event, one note: the answers the dead kernel could not run
+        res.notes.insert(unrun_at, f"Your answer cell for {unrun[0]} did not run: the Python "
+                         "kernel had died before it (an earlier cell crashed or exited it).")
+    elif unrun:
+        res.notes.insert(unrun_at, f"Your answer cells for {', '.join(unrun)} did not run: "
+                         "the Python kernel had died before them.")
+    return export_at, killers
+
+
+def _died_headline(key: Key, rerun: Sequence[NotebookNode], killers: Sequence[str]) -> str:
+    """A dead kernel in plain words: where it stopped, and what the grader did about it."""
+    parts = []
+    if rerun:
+        labels = " and ".join(key.answer_labels.get(c.id, c.id) for c in rerun)
+        parts.append(f"Your answer cell{'s' if len(rerun) > 1 else ''} for {labels} stopped the "
+                     "notebook's Python process (the kernel), so the grader ran the rest of your "
+                     f"notebook again without {'them' if len(rerun) > 1 else 'it'}: only "
+                     f"{labels}, and answers that use {'them' if len(rerun) > 1 else 'it'}, "
+                     "lost points.")
+    if killers:
+        parts.append(f"The notebook's Python process (the kernel) stopped in {killers[0]}; "
+                     "the cells after it could not run.")
+    return " ".join(parts) or ("The notebook's Python process (the kernel) stopped while your "
+                               "answers ran; the notes below say where.")
 
 
 def judge(key: Key, q: str, got: answers.Received, expected: dict,

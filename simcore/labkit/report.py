@@ -38,6 +38,21 @@ if TYPE_CHECKING:
 
 SLOWEST = 10  # submissions listed by time in the summary
 
+# Each status (the grades' column, book/instructors.md) in plain words for the student, when
+# grading left no more precise headline (Result.headline).
+PLAIN = {
+    "timeout": "Your notebook ran out of time: the grader stopped it before its end (see the "
+               "notes).",
+    "kernel-died": "The notebook's Python process (the kernel) stopped while your answers ran; "
+                   "the notes below say where.",
+    "invalid": "Your file could not be read as a notebook, so nothing in it could be graded "
+               "(see the notes).",
+    "empty": "Your notebook has no code in it, so there was nothing to grade.",
+    "wrong-lab": "This file is the notebook of another lab: was the right file handed in?",
+    "error": "The grader itself failed on your notebook, through no fault of yours; your "
+             "instructor will grade it again.",
+}
+
 
 def _fmt(x: float) -> str:
     return f"{x:g}"
@@ -76,8 +91,9 @@ def feedback_text(key: Key, r: Result) -> str:
              f"Student: {r.student_id} (from the {r.id_source})",
              f"File: {Path(r.path).name}",
              f"Score: {_fmt(r.total)} / {_fmt(sum(key.max.values()))}", ""]
-    if r.status != "graded":
-        lines += [f"Status: {r.status}", ""]
+    if r.status != "graded":  # the status word is for the gradebook; the student gets words
+        lines += [r.headline or PLAIN.get(r.status, "Your notebook was not graded in full "
+                                                     "(see the notes)."), ""]
     if r.late_minutes > 0:
         lines += [f"Handed in {r.late_minutes:g} minutes after the deadline.", ""]
     lines.append("## Questions")
@@ -255,7 +271,8 @@ def record(key: Key, results: Sequence[Result], layers: dict | None = None) -> d
         "lab": key.lab, "key": str(key.path), "points": key.max, "layers": layers,
         "budget": dataclasses.asdict(key.budget) if key.budget is not None else None,
         "results": [{"path": r.path, "student_id": r.student_id, "id_source": r.id_source,
-                     "status": r.status, "scores": r.scores, "lines": r.lines, "notes": r.notes,
+                     "status": r.status, "headline": r.headline, "scores": r.scores,
+                     "lines": r.lines, "notes": r.notes,
                      "flagged": r.flagged, "received": r.received, "seconds": r.seconds,
                      "cpu_seconds": r.cpu_seconds,
                      "late_minutes": r.late_minutes, "attachments": r.attachments}
@@ -290,7 +307,7 @@ def regrade(key: Key, out_csv: str | Path, feedback_dir: str | Path,
         r = Result(d["path"], d["student_id"], d["id_source"], d["status"], d["scores"],
                    d["lines"], d["notes"], d["flagged"], d["received"], d["seconds"],
                    cpu_seconds=d.get("cpu_seconds", 0.0), late_minutes=d.get("late_minutes", 0.0),
-                   attachments=d.get("attachments", []))
+                   attachments=d.get("attachments", []), headline=d.get("headline", ""))
         got = r.received.get(question)
         if got is not None and r.status not in ("invalid", "empty", "error"):
             before = r.scores.get(question, 0.0)
