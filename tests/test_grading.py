@@ -235,7 +235,7 @@ def test_deleted_reordered_duplicated_and_added_cells(batch):
     # the edited check cell is named as the student sees it, not by its internal id
     place = next(n for n in r.notes if "not answer cells" in n)
     assert "check-q1" not in place, place
-    assert re.search(r'\(code cell \d+ \(under "[^"]+"\)\)', place), place
+    assert re.search(r'\(code cell \d+ under "[^"]+"\)', place), place
 
 
 def test_copied_numbers_fail_under_another_students_variant(batch):

@@ -380,7 +380,7 @@ def cell_place(nb: NotebookNode, cid: str | None) -> str:
         elif c.get("cell_type") == "code":
             n += 1
             if c.get("id") == cid:
-                return f'code cell {n}' + (f' (under "{heading}")' if heading else "")
+                return f"code cell {n}" + (f' under "{heading}"' if heading else "")
     return "a cell of the lab"
 
 
@@ -937,12 +937,11 @@ def _score(key: Key, res: Result, merged: NotebookNode, cells: dict[int, CellRun
 def _cell_notes(key: Key, res: Result, code_cells: list[NotebookNode],
                 cells: dict[int, CellRun], opts: Options, left_out: Sequence[int]
                 ) -> tuple[dict[str, int], list[str]]:
-    """A note for each cell that failed (one for all the answers a dead kernel could not run);
-    returns where each export cell is and where the kernel died (as the student sees it)."""
+    """A note for each cell that failed, none for the answers a dead kernel could not run (their
+    verdicts say so; the headline says where it died); returns where each export cell is and
+    where the kernel died (as the student sees it)."""
     export_at: dict[str, int] = {}
     killers: list[str] = []  # where the kernel died, as the student sees it
-    unrun: list[str] = []  # answers that found the kernel dead
-    unrun_at = 0
     for index, cell in enumerate(code_cells):
         run = cells.get(index)
         if EXPORT_TAG in tags(cell):
@@ -954,24 +953,16 @@ def _cell_notes(key: Key, res: Result, code_cells: list[NotebookNode],
                  if is_answer(cell) else f"the lab's {cell_place(key.student, cell.get('id'))}")
         if "kernel died" in run.message and index not in left_out:
             killers.append(where)
-        if is_answer(cell) and "Kernel dead" in run.message:
-            unrun_at = unrun_at if unrun else len(res.notes)
-            unrun.append(key.answer_labels.get(cell.id, cell.id))
-        elif is_answer(cell):
+        if "Kernel dead" in run.message:
+            continue
+        if is_answer(cell):
             res.notes.append(f"{where[:1].upper()}{where[1:]} did not run cleanly: "
                              f"{_reason(run, opts)}.")
-        elif "Kernel dead" not in run.message and "NBVAL_SKIP" not in nbval_markers(
-                cell.source):
+        elif "NBVAL_SKIP" not in nbval_markers(cell.source):
             res.notes.append(f"{where[:1].upper()}{where[1:]} failed after your answers ran: "
                              f"{_reason(run, opts)}. "
                              "If an answer cell reassigned a name the lab uses, that is the "
                              "likely cause.")
-    if len(unrun) == 1:  # one event, one note: the answers the dead kernel could not run
-        res.notes.insert(unrun_at, f"Your answer cell for {unrun[0]} did not run: the Python "
-                         "kernel had died before it (an earlier cell crashed or exited it).")
-    elif unrun:
-        res.notes.insert(unrun_at, f"Your answer cells for {', '.join(unrun)} did not run: "
-                         "the Python kernel had died before them.")
     return export_at, killers
 
 
