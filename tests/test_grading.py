@@ -215,12 +215,12 @@ def test_an_answer_that_kills_the_kernel_costs_only_its_own_question(batch):
     assert r.status == "kernel-died"
     # run again once (not once more for the same cell); one event, one note (the headline
     # says what the grader did, the note why the cell failed)
-    assert r.headline.startswith("Your answer cell for q3 stopped the notebook's Python process "
-                                 "(the kernel), so the grader ran the rest of your notebook "
-                                 "again without it"), r.headline
     assert [n for n in r.notes if "q3" in n or "kernel" in n] == [
         "Your answer cell for q3 did not run cleanly: the Python kernel died while it ran "
         "(os._exit, a crash, a resource limit, or out of memory)."], r.notes
+    assert r.headline.startswith("Your answer cell for q3 stopped the notebook's Python process "
+                                 "(the kernel), so the grader ran the rest of your notebook "
+                                 "again without it"), r.headline
 
 
 def test_deleted_reordered_duplicated_and_added_cells(batch):
@@ -268,10 +268,10 @@ def test_files_that_are_not_notebooks_get_a_row_and_a_reason(batch):
     wrong = results["wronglab"]
     assert wrong.status == "wrong-lab" and wrong.total == 0
     # one clear line (which lab was expected, which was found), no flood of per-cell notes
-    assert wrong.headline.startswith("Wrong notebook: this grading is for Lab 1"), wrong.headline
-    assert "(lab1)" in wrong.headline and "Lab 2" in wrong.headline and "(lab2)" in wrong.headline
     assert not any(w in n for n in wrong.notes for w in ("answer cell", "not answer cells",
                                                          "you added")), wrong.notes
+    assert wrong.headline.startswith("Wrong notebook: this grading is for Lab 1"), wrong.headline
+    assert "(lab1)" in wrong.headline and "Lab 2" in wrong.headline and "(lab2)" in wrong.headline
 
 
 def test_grades_csv_gradebooks_summary_and_feedback(batch):
