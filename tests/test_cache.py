@@ -1073,3 +1073,38 @@ def test_segment_hold_holds_a_read_ahead_a_hit_extended():
     assert runs[(4.5, 10.0, 24.5)] == pytest.approx([3, 4, 5, 6, 7, 8, 9, 10, 25, 26, 26, 1])
     assert runs[(3.5, 10.0, 23.5)] == pytest.approx([3, 4, 5, 6, 7, 8, 9, 10, 15, 26, 26, 1])
     assert runs[(4.5, 1.0, 6.5)] == pytest.approx(runs[None])
+
+
+@pytest.mark.parametrize("destage", ["lru", "sptf"])
+@pytest.mark.parametrize("disksim_rule", [False, True])
+def test_a_write_appending_as_the_destage_ends_is_destaged(ten_ms_disk, destage, disksim_rule):
+    """A write that appends to a segment exactly when the segment's destage ends is dirty.
+
+    Timeline on the 10 ms disk (0.1 ms a sector, head on sector 0 at 0): LBAs 0-9 are
+    buffered at 0 and destaged 0.0-1.0 ms. A write of LBAs 10-19 arrives at 0.9 ms, while
+    the destage runs: the buffer has room for it (it appends to the data being destaged)
+    and its data is in by 1.0 ms, when its command overhead ends and the cache takes it,
+    at the destage's very end. Nothing retired the finished destage between (the drive was
+    busy with the write, not idle). LBAs 0-9 are on the platter then and LBAs 10-19 are
+    not: they must be dirty (10 sectors at risk), a destage of them starts at 1.0 ms from
+    where the head is (LBA 10 passes 1.0-1.1 ms) and ends at 2.0 ms, and a FLUSH at 1.0 ms
+    ends then with nothing dirty left. (A bug chose the segment to append to before
+    retiring the finished destage, whose retirement then marked the whole segment clean:
+    LBAs 10-19 were never written with ``destage="lru"``, and ``"sptf"`` took ``min()``
+    of no dirty segment.) With DiskSim's rule (no write prebuffering, unstoppable destage)
+    the write waits for no destage: it has ended by 1.0 ms."""
+    kw = dict(write_prebuffering=False, preempt_destage=False) if disksim_rule else {}
+    cache, head = _dsk_cache(ten_ms_disk, destage=destage, **kw)
+    cache.write(0, 10, np.zeros(10), 0.0, head)
+    assert cache.stream.end_ms == pytest.approx(1.0)
+    end = cache.stream.end_ms
+    assert np.all(cache.write_space(10, 10, 0.9) == -np.inf)  # room: it appends
+    svc = cache.write(10, 10, np.full(10, end), end, head, arrival_ms=0.9)
+    assert svc.media_end_ms is None  # acknowledged from the buffer
+    assert cache.dirty_sectors() == 10 and cache.dirty_at(end) == 10
+    assert cache.stream is not None and cache.stream.kind == "write"
+    assert (cache.stream.lba, cache.stream.stop_lba) == (10, 20)
+    assert cache.stream.end_ms == pytest.approx(2.0)
+    assert cache.flush(end, head) == pytest.approx(2.0)
+    assert cache.dirty_sectors() == 0 and cache.dirty_at(2.0) == 0
+    assert cache.stats["destages"] == 2 and cache.stats["waited_for_destage"] == 0

@@ -69,11 +69,25 @@ class WriteIntake:
                 return seg
         return None
 
+    def _retire_destage(self, now: float) -> None:
+        """Retire a destage that has ended by ``now``, before a write picks its segment.
+
+        Its data is on the platter and its segment clean at ``now``: a write going on
+        where it ended finds no dirty data to append to and takes a segment of its own, as
+        it does when the idle drive retired the destage first (``background``). Retired
+        only after the write had appended, the destage would mark the appended data clean
+        too, and it would never be written. (A finished read-ahead is left to whatever asks
+        next, as before: retiring it changes no segment.)"""
+        s = self.stream
+        if s is not None and s.kind == "write" and now >= s.end_ms:
+            self._live(now)
+
     def write_space(self, lba: int, sectors: int, now: float, fua: bool = False) -> np.ndarray:
         """Earliest time each sector of a write can enter the buffer (the ring rule)."""
         free = np.full(sectors, -np.inf)
         if not self.config.write_back or fua:
             return free
+        self._retire_destage(now)  # (see write)
         seg = self._write_segment(lba)
         if not self.config.write_prebuffering:
             w = self._destage_in_way(now, seg, lba)
@@ -149,6 +163,7 @@ class WriteIntake:
             lost = end - plan.end_ms
             return WriteService(end, plan.seek_ms + free - now, plan.rotation_ms + lost,
                                 plan.transfer_ms, got)
+        self._retire_destage(now)
         seg = self._write_segment(lba)
         if not self.config.write_prebuffering:
             w = self._destage_in_way(now, seg, lba)
