@@ -18,14 +18,26 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pytest
 from conftest import require_tool
 
-from simcore.labkit import attach, emulated
+from simcore.labkit import attach, emulated, sandbox
 from simcore.labkit.demo import template_lab, write_demo_submissions
-from simcore.labkit.grade import Key, Options, _merge_missing, budget, grade
+from simcore.labkit.grade import (
+    EXPORT_TAG,
+    CellRun,
+    Key,
+    Options,
+    _cell_notes,
+    _fatal_answer,
+    _merge_missing,
+    budget,
+    grade,
+    run_nbval,
+)
 from simcore.labkit.report import regrade, write_report
 from simcore.labkit.student import student_version
 from simcore.labkit.variants import answer_sheet, literal_answers
@@ -434,6 +446,90 @@ def test_the_kernels_cpu_time_is_read_from_its_process_tree(children_file, monke
             c.kill()
         parent.kill()
         parent.wait()
+
+
+def _synthetic_lab():
+    """Code cells 0 lab, 1-2 q1, 3-4 q2, 5 lab, 6-7 q5, 8 lab, 9-10 q6 (answer, then export)."""
+    cells = [nbformat.v4.new_code_cell("setup = 1", id="lab-0")]
+    for q, lab in (("q1", None), ("q2", "lab-5"), ("q5", "lab-8"), ("q6", None)):
+        cells.append(nbformat.v4.new_code_cell(f"{q} = 1", id=f"answer-{q}",
+                                               metadata={"tags": ["answer"]}))
+        cells.append(nbformat.v4.new_code_cell(f"print({q})", id=f"export-{q}", metadata={
+            "tags": [EXPORT_TAG], "disklab": {"export": q}}))
+        if lab:
+            cells.append(nbformat.v4.new_code_cell("more = 2", id=lab))
+    nb = nbformat.v4.new_notebook(cells=cells)
+    key = SimpleNamespace(info=SimpleNamespace(answer_names={f"answer-{q}": [q] for q in
+                                                             ("q1", "q2", "q5", "q6")}),
+                          answer_labels={}, student=nb)
+    return key, nb
+
+
+CPU_DEATH = "KernelDied: the Python kernel died while this cell ran: it used up its CPU-time limit"
+CRASH = "KernelDied: the Python kernel died while this cell ran (os._exit, a crash, or out of memory)"
+INTERRUPTED = "Timeout of 20 seconds exceeded while executing cell."
+
+
+def _runs(died_at: int, why: str, cpu: dict[int, float], failed: tuple[int, ...] = ()
+          ) -> dict[int, CellRun]:
+    runs = {i: CellRun("failed" if i in failed else "passed", cpu_s=cpu.get(i, 0.1))
+            for i in range(died_at)}
+    runs[died_at] = CellRun("failed", message=why, cpu_s=cpu.get(died_at, 0.1))
+    return runs
+
+
+def test_a_cpu_limit_death_is_blamed_on_the_answer_that_used_the_cpu():
+    """A busy loop stopped at the cell limit (q2) burns most of the kernel's CPU time; the kernel
+    then dies of its CPU limit in an honest answer (q5): q2 is left out, not q5, whatever the
+    machine's load made of the timing. Deaths by other causes, or a lab cell using most of the
+    CPU, are blamed as before."""
+    key, nb = _synthetic_lab()
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    busy = _runs(6, CPU_DEATH, {3: 40.0, 5: 0.5, 6: 3.0}, failed=(3,))
+    busy[3].message = INTERRUPTED
+    assert _fatal_answer(key, nb, busy) == (3, code[3])
+    # the same, but the kernel died in a lab cell: still the busy answer
+    lab_died = _runs(8, CPU_DEATH, {3: 40.0, 8: 2.0}, failed=(3,))
+    assert _fatal_answer(key, nb, lab_died) == (3, code[3])
+    # the rerun looks only past the cell it left out: then q5 itself used the most
+    assert _fatal_answer(key, nb, busy, after=3) == (6, code[6])
+    # a lab cell used the most CPU time: as before (a lab cell's death blames no answer)
+    assert _fatal_answer(key, nb, _runs(8, CPU_DEATH, {3: 2.0, 5: 40.0, 8: 1.0})) is None
+    assert _fatal_answer(key, nb, _runs(6, CPU_DEATH, {3: 2.0, 5: 40.0, 6: 1.0})) == (6, code[6])
+    # CPU use unknown (0 everywhere): the cell where it died, as before
+    assert _fatal_answer(key, nb, _runs(6, CPU_DEATH, {i: 0.0 for i in range(7)})) == (6, code[6])
+    # a death by anything else is the dying cell's, however much CPU an earlier answer used
+    crash = _runs(6, CRASH, {3: 40.0, 6: 0.5}, failed=(3,))
+    crash[3].message = INTERRUPTED
+    assert _fatal_answer(key, nb, crash) == (6, code[6])
+    assert _fatal_answer(key, nb, _runs(8, CRASH, {3: 40.0})) is None
+    # an answer whose question has no other answer after it is not rerun without
+    assert _fatal_answer(key, nb, _runs(10, CPU_DEATH, {9: 40.0, 10: 1.0})) is None
+
+    # the feedback of the answer left out says it used up the CPU time, and how much
+    res = SimpleNamespace(notes=[])
+    rerun = {**{i: r for i, r in busy.items() if i <= 3},
+             **{i: CellRun("passed", cpu_s=0.1) for i in range(4, 11)}}
+    _cell_notes(key, res, code, rerun, Options(cell_timeout=20, limits=sandbox.Limits(cpu_s=45)),
+                [3])
+    assert res.notes == ["Your answer cell for answer-q2 used up the notebook's CPU time: it used "
+                         "40.0 s of the 45 s of CPU time the notebook's Python kernel may use in "
+                         "all (a loop that never ends?), so the kernel hit its CPU-time limit in a "
+                         "later cell; the grader ran the rest of your notebook again without it."]
+
+
+def test_the_probe_records_each_cells_kernel_cpu_time(tmp_path):
+    """Each cell's line carries the CPU time the kernel used while it ran (no sandbox: cheap)."""
+    burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.6:\n    pass"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"),
+                                         nbformat.v4.new_code_cell(burn)])
+    nbformat.write(nb, str(tmp_path / "nb.ipynb"))
+    cells, ended, tail = run_nbval(tmp_path / "nb.ipynb", cell_timeout=60, timeout=300)
+    assert ended == "completed" and set(cells) == {0, 1}, tail
+    assert all('"cpu_s": ' in line for line in
+               (tmp_path / "cells.jsonl").read_text().splitlines())
+    assert 0.6 <= cells[1].cpu_s < 5, cells  # its own 0.6 s of CPU, not the kernel's start
+    assert cells[0].cpu_s < cells[1].cpu_s, cells
 
 
 def test_a_busy_loop_dies_by_its_cpu_limit_long_before_the_cells_wall_clock(template, tmp_path):

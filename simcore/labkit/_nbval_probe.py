@@ -2,10 +2,13 @@
 
 ``pytest --nbval-lax -p simcore.labkit._nbval_probe --disklab-probe=cells.jsonl``
 appends ``{"cell": N, "outcome": ..., "stdout": ..., "errors": [...],
-"message": ...}`` for every notebook cell right after it runs, so a notebook
+"message": ..., "cpu_s": ...}`` for every notebook cell right after it runs, so a notebook
 stopped by the whole-notebook timeout still leaves the results of the cells
 that did finish. ``message`` is nbval's one-line reason, never the cell's
 source (a hidden check's source must not reach a student's feedback).
+``cpu_s`` is the CPU time the kernel's process tree used while the cell ran
+(its reading at the cell's end minus at its start; 0 when unknown), so the
+grader can tell which cell used up the kernel's CPU-time limit.
 
 nbval waits for a cell's reply for the whole cell timeout even when the
 kernel has died (``os._exit``, a segfault, the OOM killer). The probe wraps
@@ -187,6 +190,20 @@ def _exit_status(kernel) -> int | None:
         return None
 
 
+def _kernel_of(item):
+    return getattr(getattr(item, "parent", None), "kernel", None)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """Note the kernel's CPU time as the cell starts (nbval started the kernel in setup)."""
+    kernel = _kernel_of(item)
+    if kernel is not None and item.config.getoption("--disklab-probe"):
+        note_kernel_cpu(kernel)
+        item._disklab_cpu_start = KERNEL_CPU_S
+    yield
+
+
 def _text(outputs, name):
     return "".join(o.get("text", "") for o in outputs
                    if o.get("output_type") == "stream" and o.get("name") == name)
@@ -212,9 +229,11 @@ def pytest_runtest_makereport(item, call):
         return
     if report.when == "teardown":
         return
-    kernel = getattr(getattr(item, "parent", None), "kernel", None)
+    kernel = _kernel_of(item)
     if kernel is not None:
         note_kernel_cpu(kernel)
+    start = getattr(item, "_disklab_cpu_start", None)
+    cpu_s = max(0.0, KERNEL_CPU_S - start) if report.when == "call" and start is not None else 0.0
     outputs = getattr(item, "test_outputs", None) or []
     errors = [f"{o.get('ename', '')}: {o.get('evalue', '')}".strip(": ")
               for o in outputs if o.get("output_type") == "error"]
@@ -237,6 +256,7 @@ def pytest_runtest_makereport(item, call):
         "errors": [e[:500] for e in errors],
         "message": message,
         "seconds": round(report.duration, 3),
+        "cpu_s": round(cpu_s, 3),
     }
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(record) + "\n")

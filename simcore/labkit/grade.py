@@ -95,6 +95,7 @@ class CellRun:
     errors: list[str] = field(default_factory=list)
     message: str = ""
     seconds: float = 0.0  # how long the cell ran (wall clock)
+    cpu_s: float = 0.0  # CPU time the kernel used while it ran (0 when unknown)
 
 
 @dataclass
@@ -543,7 +544,8 @@ def run_nbval(nb_path: Path, *, cell_timeout: float, timeout: float,
                 continue  # a line cut short by the timeout
             results[int(rec["cell"])] = CellRun(rec["outcome"], rec.get("stdout", ""),
                                                 rec.get("errors", []), rec.get("message", ""),
-                                                float(rec.get("seconds", 0.0)))
+                                                float(rec.get("seconds", 0.0)),
+                                                float(rec.get("cpu_s", 0.0)))
     tail = (out or b"").decode("utf-8", errors="replace")[-3000:]
     if probe.exists():
         bad = [ln[:600] for ln in probe.read_text(encoding="utf-8").splitlines()
@@ -747,7 +749,9 @@ def grade_one(key: Key, path: str | Path, opts: Options | None = None,
     soon = key.expected_soon(sid)  # the key's answers are computed while the submission runs
     cells, ended, tail = _sandboxed_run(merged, opts, slots, res)
     # An answer that killed the kernel (os._exit, a crash, a limit, a loop that swallows the
-    # interrupt) would cost every answer after it. Run the rest again without that cell (at most
+    # interrupt) would cost every answer after it; so would one that burnt most of the kernel's
+    # CPU time before it was interrupted at the cell limit, when the kernel then dies of its CPU
+    # limit in a later cell (see _fatal_answer). Run the rest again without that cell (at most
     # twice), so it costs only its own question and the answers that use it. Each run looks only
     # past the cell the run before it left out (that cell's record still says it killed the
     # kernel), and leaves out every cell left out so far.
@@ -844,31 +848,49 @@ _KILLED = ("Failed to interrupt", "kernel died", "Kernel dead", "Kernel died")
 
 def _fatal_answer(key: Key, merged: NotebookNode, cells: dict[int, CellRun], after: int = -1
                   ) -> tuple[int, NotebookNode] | None:
-    """The answer cell during which the kernel died, if another question's answer came after.
+    """The answer cell to blame for the kernel's death, if another question's answer came after.
 
-    Only code cells past index ``after`` are looked at.
+    That is the cell during which it died, except for a death by the CPU-time limit: then
+    the cell that used the most of the kernel's CPU time (since ``after``) when it is an
+    answer, such as a busy loop stopped at the cell limit that left too little CPU time for
+    the cells after it. Only code cells past index ``after`` are looked at.
     """
     code = [c for c in merged.cells if c.cell_type == "code"]
-    for i, cell in enumerate(code):
-        if i <= after:
-            continue
+
+    def blame(i: int) -> tuple[int, NotebookNode] | None:
+        cell = code[i]
+        own = set(key.info.answer_names.get(cell.get("id"), []))
+        later = any(EXPORT_TAG in tags(c) and c.metadata["disklab"]["export"] not in own
+                    for c in code[i + 1:])
+        return (i, cell) if is_answer(cell) and later else None
+
+    for i in range(after + 1, len(code)):
         run = cells.get(i)
         if run is None or run.outcome != "failed":
             continue
         if any(k in run.message for k in ("Kernel dead",)):
             return None  # died before: the cell that killed it was not an answer
         if any(k in run.message for k in _KILLED):
-            own = set(key.info.answer_names.get(cell.get("id"), []))
-            later = any(EXPORT_TAG in tags(c) and c.metadata["disklab"]["export"] not in own
-                        for c in code[i + 1:])
-            return (i, cell) if is_answer(cell) and later else None
+            if "CPU-time limit" in run.message:
+                used = {j: r.cpu_s for j in range(after + 1, i + 1) if (r := cells.get(j))}
+                hog = max(used, key=lambda j: (used[j], j))
+                if hog != i and used[hog] > 0 and is_answer(code[hog]):
+                    return blame(hog) or blame(i)
+            return blame(i)
     return None
 
 
-def _reason(run: CellRun, opts: Options) -> str:
+def _reason(run: CellRun, opts: Options, used_cpu: bool = False) -> str:
+    """Why a cell failed, in plain words; ``used_cpu``: it was left out of a second run because
+    it used up the CPU time of the notebook's kernel, which then died in a later cell."""
     cell_timeout = opts.cell_timeout
+    cpu = opts.limits.cpu_s if opts.limits.cpu_s is not None else sandbox.CPU_S_WITHOUT_GRADER
+    if used_cpu:
+        return (f"it used {run.cpu_s:.1f} s of the {cpu:g} s of CPU time the notebook's Python "
+                "kernel may use in all (a loop that never ends?), so the kernel hit its CPU-time "
+                "limit in a later cell; the grader ran the rest of your notebook again without "
+                "it")
     if "CPU-time limit" in run.message:
-        cpu = opts.limits.cpu_s if opts.limits.cpu_s is not None else sandbox.CPU_S_WITHOUT_GRADER
         return (f"the notebook's Python kernel used up its CPU-time limit ({cpu:g} s) while it "
                 "ran, and was stopped (a loop that never ends?)")
     if "Failed to interrupt" in run.message:
@@ -900,9 +922,11 @@ def _scrub(text: str) -> str:
 def _score(key: Key, res: Result, merged: NotebookNode, cells: dict[int, CellRun], ended: str,
            expected: dict, opts: Options, left_out: Sequence[int] = ()) -> None:
     """Points, verdicts and notes from one run; ``left_out``: answer cells (indices among the
-    code cells) that killed the kernel and were left out of a second run."""
+    code cells) that killed the kernel, or used up its CPU time, and were left out of a second
+    run."""
     code_cells = [c for c in merged.cells if c.cell_type == "code"]
     died = any("Kernel dead" in r.message or "kernel died" in r.message for r in cells.values())
+    died = died or bool(left_out)  # a cell that used up the CPU time: the kernel died later
     if ended == "error" and not cells:
         res.status = "error"
         res.notes.append("The grader itself failed to run your notebook; your instructor "
@@ -947,10 +971,16 @@ def _cell_notes(key: Key, res: Result, code_cells: list[NotebookNode],
         if EXPORT_TAG in tags(cell):
             export_at[cell.metadata["disklab"]["export"]] = index
             continue
-        if run is None or run.outcome != "failed" or "check" in tags(cell):
+        # left out of the second run though it did not kill the kernel: it used up its CPU time
+        hog = run is not None and index in left_out and not any(k in run.message for k in _KILLED)
+        if not hog and (run is None or run.outcome != "failed" or "check" in tags(cell)):
             continue
         where = (f"your answer cell for {key.answer_labels.get(cell.id, cell.id)}"
                  if is_answer(cell) else f"the lab's {cell_place(key.student, cell.get('id'))}")
+        if hog:
+            res.notes.append(f"{where[:1].upper()}{where[1:]} used up the notebook's CPU time: "
+                             f"{_reason(run, opts, used_cpu=True)}.")
+            continue
         if "kernel died" in run.message and index not in left_out:
             killers.append(where)
         if "Kernel dead" in run.message:
