@@ -107,7 +107,7 @@ def prepare(root: Path, cache: Path, config: dict, env: dict[str, str], jobs: in
     n = max(1, min(jobs, len(paths)))
     log(f"executing {len(paths)} chapters on {n} processes (DISKLAB_JOBS)")
     runs: list[Run] = []
-    with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
+    with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"),
                              initializer=_setenv, initargs=(env,)) as pool:
         futures = [pool.submit(_execute, str(p), *args) for p in paths]
         for fut in as_completed(futures):
