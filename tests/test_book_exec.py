@@ -70,3 +70,21 @@ def test_every_chapter_runs_into_the_cache_and_a_failure_names_its_cell(tmp_path
     merged = get_cache(str(cache)).merge_match_into_notebook(nb)[1]
     assert merged.cells[-1].outputs[0]["text"] == "kernel-env\n"
     assert len(get_cache(str(cache)).list_cache_records()) == 1
+
+    # the page's saved notebook (the .ipynb download), bare in myst-nb's cache mode, gets them
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    from types import SimpleNamespace
+
+    import disklab_sphinx
+    import nbformat
+
+    out = root / "_build" / "jupyter_execute"
+    out.mkdir()
+    nbformat.write(nb, str(out / "intro.ipynb"))
+    app = SimpleNamespace(config=SimpleNamespace(disklab_exec_times="times"), env=SimpleNamespace(
+        docname="intro", mystnb_config=SimpleNamespace(
+            execution_mode="cache", output_folder=str(out), execution_cache_path=str(cache))))
+    disklab_sphinx._save_executed(app, None)
+    saved = nbformat.read(str(out / "intro.ipynb"), as_version=4)
+    assert saved.cells[-1].outputs[0]["text"] == "kernel-env\n"
+    assert saved.metadata.language_info.name == "python"

@@ -13,6 +13,9 @@ emoji U+2705, an empty box on a machine without an emoji font: it says "succeede
 myst-nb then reads in its ``cache`` mode; that table would call the chapters "cache" and date
 them by the cache's UTC clock read as local time. ``disklab_exec_times`` (the build's ``exec_times.json``) gives the table what the
 build measured: the time each chapter finished, and "force", since every chapter was executed.
+In that mode myst-nb also saves each page's notebook (``jupyter_execute/``, the page's .ipynb
+download) without the outputs it shows, having merged them into a copy; the build's outputs are
+merged into that file too, so the download is the executed notebook, as with ``force``.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+import nbformat
 from myst_nb.ext import execution_tables
 from myst_nb.sphinx_ import NbMetadataCollector
 from sphinxcontrib.bibtex.plugin import register_plugin
@@ -77,6 +81,24 @@ def _fresh_runs(app, env):
             exec_data.update(method="force", mtime=run["mtime"])
 
 
+def _save_executed(app, doctree):
+    """Save the page's notebook with this build's outputs (myst-nb's cache mode saves it bare)."""
+    config = app.env.mystnb_config
+    if not app.config.disklab_exec_times or config.execution_mode != "cache":
+        return
+    path = Path(config.output_folder, app.env.docname + ".ipynb")
+    if not path.is_file():
+        return
+    from jupyter_cache import get_cache
+
+    try:
+        _, nb = get_cache(config.execution_cache_path).merge_match_into_notebook(
+            nbformat.read(path, as_version=4))
+    except KeyError:  # not in the cache: myst-nb executed it itself and saved it executed
+        return
+    path.write_text(nbformat.writes(nb), encoding="utf-8")
+
+
 def setup(app):
     # the table's cells are made by this mapping (myst_nb.ext.execution_tables.make_stat_table)
     execution_tables._key2transform["succeeded"] = _outcome
@@ -84,4 +106,5 @@ def setup(app):
     app.connect("html-page-context", _dedupe_scripts, priority=999)
     app.add_config_value("disklab_exec_times", "", "env")
     app.connect("env-updated", _fresh_runs)
+    app.connect("doctree-read", _save_executed)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
