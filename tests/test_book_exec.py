@@ -47,7 +47,8 @@ def test_chapters_are_the_tocs_notebooks(tmp_path):
 
 
 def test_every_chapter_runs_into_the_cache_and_a_failure_names_its_cell(tmp_path):
-    root = _book(tmp_path, {"intro": "import os\nprint(os.environ['MARK'])",
+    root = _book(tmp_path, {"intro": "import os\nfrom myst_nb import glue\n"
+                                     "glue('hidden', 1, display=False)\nprint(os.environ['MARK'])",
                             "bad": "x = 1\nraise ValueError('chapter broke')"})
     cache = root / "_build" / ".jupyter_cache"
     cache.mkdir(parents=True)
@@ -68,7 +69,8 @@ def test_every_chapter_runs_into_the_cache_and_a_failure_names_its_cell(tmp_path
     # myst-nb, reading the page itself, finds this build's outputs (the kernel saw env)
     nb = read_myst_markdown_notebook((root / "intro.md").read_text())
     merged = get_cache(str(cache)).merge_match_into_notebook(nb)[1]
-    assert merged.cells[-1].outputs[0]["text"] == "kernel-env\n"
+    outputs = merged.cells[-1].outputs
+    assert [o.get("text") for o in outputs] == [None, "kernel-env\n"]  # the glue, the print
     assert len(get_cache(str(cache)).list_cache_records()) == 1
 
     # the page's saved notebook (the .ipynb download), bare in myst-nb's cache mode, gets them
@@ -86,5 +88,5 @@ def test_every_chapter_runs_into_the_cache_and_a_failure_names_its_cell(tmp_path
             execution_mode="cache", output_folder=str(out), execution_cache_path=str(cache))))
     disklab_sphinx._save_executed(app, None)
     saved = nbformat.read(str(out / "intro.ipynb"), as_version=4)
-    assert saved.cells[-1].outputs[0]["text"] == "kernel-env\n"
+    assert [o.get("text") for o in saved.cells[-1].outputs] == ["kernel-env\n"]  # no glue
     assert saved.metadata.language_info.name == "python"

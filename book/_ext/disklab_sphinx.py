@@ -15,7 +15,8 @@ them by the cache's UTC clock read as local time. ``disklab_exec_times`` (the bu
 build measured: the time each chapter finished, and "force", since every chapter was executed.
 In that mode myst-nb also saves each page's notebook (``jupyter_execute/``, the page's .ipynb
 download) without the outputs it shows, having merged them into a copy; the build's outputs are
-merged into that file too, so the download is the executed notebook, as with ``force``.
+merged into that file too (glue-only outputs removed, as myst-nb does), so the download is the
+executed notebook, as with ``force``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 
 import nbformat
 from myst_nb.ext import execution_tables
+from myst_nb.ext.glue import extract_glue_data_cell
 from myst_nb.sphinx_ import NbMetadataCollector
 from sphinxcontrib.bibtex.plugin import register_plugin
 from sphinxcontrib.bibtex.style.referencing import BracketStyle
@@ -96,6 +98,9 @@ def _save_executed(app, doctree):
             nbformat.read(path, as_version=4))
     except KeyError:  # not in the cache: myst-nb executed it itself and saved it executed
         return
+    for cell in nb.cells:  # as myst-nb does to the notebook it executes: glue-only outputs go
+        if cell.cell_type == "code":
+            extract_glue_data_cell(cell)
     path.write_text(nbformat.writes(nb), encoding="utf-8")
 
 
