@@ -11,8 +11,9 @@ myst-nb's build table (``{nb-exec-table}``, on the status page) marks a chapter 
 emoji U+2705, an empty box on a machine without an emoji font: it says "succeeded" or "failed".
 ``tools/build_book.py`` executes every chapter afresh, in parallel, into an empty cache that
 myst-nb then reads in its ``cache`` mode; that table would call the chapters "cache" and date
-them by the cache's UTC clock read as local time. ``disklab_exec_times`` (the build's ``exec_times.json``) gives the table what the
-build measured: the time each chapter finished, and "force", since every chapter was executed.
+them by the cache's UTC clock read as local time. ``disklab_exec_times`` (the build's
+``exec_times.json``) gives the table what the build measured: the time each chapter finished,
+and "force", since every chapter was executed.
 In that mode myst-nb also saves each page's notebook (``jupyter_execute/``, the page's .ipynb
 download) without the outputs it shows, having merged them into a copy; the build's outputs are
 merged into that file too (glue-only outputs removed, as myst-nb does), so the download is the
