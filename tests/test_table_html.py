@@ -97,6 +97,9 @@ def test_the_build_table_says_succeeded_in_words():
         def connect(self, *args, **kwargs):
             pass
 
+        def add_config_value(self, *args, **kwargs):
+            pass
+
     disklab_sphinx.setup(_App())
     run = {"mtime": 0, "method": "force", "runtime": 1.2, "error": None}
     table = make_stat_table("book/status", {"book/a": {"exec_data": {**run, "succeeded": True}},
