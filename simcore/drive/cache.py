@@ -277,6 +277,10 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
             end = float(ready[-1])
             return ReadService("stream", ready, 0.0, 0.0, end - ready_ms, end, seg)
         # partial or miss: the head is needed
+        if (kind == "miss" or seg.dirty) and self._no_room():
+            # a segment of its own is needed and every one holds dirty data: the media
+            # access waits until a destage has cleaned one (DiskSim's drives disconnect)
+            ready_ms = max(ready_ms, self._make_room(now, head))
         free = self.stop(now, head)
         if self.config.stop_adds_to_overhead:  # DiskSim: the overhead, then the stop's wait
             wait = self.stop_wait
