@@ -1200,3 +1200,32 @@ def test_both_paths_agree_on_a_full_buffer_of_dirty_segments(monkeypatch):
     slow = _dirty_table_run(monkeypatch, reqs, "simpy")
     assert fast[0] <= 16 and slow[0] <= 16
     assert [tuple(r) for r in fast[1]] == [tuple(r) for r in slow[1]]
+
+
+def test_a_write_called_without_write_space_gets_its_data_in_once_there_is_room():
+    """The cache on its own (no drive asking write_space first): a write finding both
+    segments dirty takes its data once the destage under way has ended, and says so."""
+    mech = Mechanism(load_disk("modern7200"))
+    cache = SegmentCache(CacheConfig(1024, 2, read_ahead="none", write_back=True), mech)
+    head = HeadState()
+    for k, lba in enumerate((1000, 5_000_000)):
+        svc = cache.write(lba, 8, np.full(8, 0.01 * k), 0.01 * k, head)
+        assert svc.arrive_ms is None  # a segment was free
+    running = cache.stream
+    assert running is not None and running.kind == "write"
+    svc = cache.write(9_000_000, 8, np.full(8, 0.05), 0.05, head)
+    assert len(cache.segments) == 2
+    assert svc.arrive_ms is not None and svc.arrive_ms.min() >= running.end_ms
+    assert cache.stats["waited_for_room"] == 1
+
+
+def test_a_fua_write_finding_every_segment_dirty_waits_for_one():
+    mech = Mechanism(load_disk("modern7200"))
+    cache = SegmentCache(CacheConfig(1024, 2, read_ahead="none", write_back=True), mech)
+    head = HeadState()
+    for k, lba in enumerate((1000, 5_000_000)):
+        cache.write(lba, 8, np.full(8, 0.01 * k), 0.01 * k, head)
+    running = cache.stream
+    svc = cache.write(9_000_000, 8, np.full(8, 0.05), 0.05, head, fua=True)
+    assert len(cache.segments) == 2
+    assert svc.media_end_ms - svc.transfer_ms >= running.end_ms

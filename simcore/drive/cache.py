@@ -18,7 +18,7 @@ The drive (:class:`simcore.drive.Drive` with ``cache=``) calls, per command::
     kind = cache.lookup(lba, n, now)                       # "hit", "stream", "partial", "miss"
     svc = cache.read(lba, n, now, ready_ms, head)          # ReadService: when each sector is buffered
     cache.read_done(svc, media_end_ms, head)               # starts read-ahead after the media part
-    space = cache.write_space(lba, n, now)                 # earliest time each sector fits
+    space = cache.write_space(lba, n, now, head=head)      # earliest time each sector fits
     svc = cache.write(lba, n, arrivals_ms, now, head)      # WriteService (media end if write-through)
     end = cache.background(now, head)                      # start destaging when idle; next wake-up
     end = cache.flush(now, head)                           # everything on the platter by ``end``
