@@ -93,10 +93,11 @@ class SegmentTable:
 
     def _allocate(self, t: float, head: HeadState, write: bool = False) -> Segment:
         """A segment for a new request's data: the least recently used clean one, or a new
-        one while fewer than the buffer's segments exist (a caller finding every segment
-        dirty, :meth:`DestageWork._no_room`, first waits for one to be destaged). With ``separate_write_segment``
-        a write (``write=True``) always gets the write segment and a read chooses among the
-        others (DiskSim's dedicated write segment; see :class:`CacheConfig`)."""
+        one while fewer than the buffer's segments exist; never one more (a caller finding
+        every segment dirty, :meth:`DestageWork._no_room`, first waits for one to be
+        destaged). With ``separate_write_segment`` a write (``write=True``) always gets the
+        write segment and a read chooses among the others (DiskSim's dedicated write
+        segment; see :class:`CacheConfig`)."""
         self._tick += 1
         segments = self.segments
         separate = self.config.separate_write_segment
