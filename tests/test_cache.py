@@ -1108,3 +1108,124 @@ def test_a_write_appending_as_the_destage_ends_is_destaged(ten_ms_disk, destage,
     assert cache.flush(end, head) == pytest.approx(2.0)
     assert cache.dirty_sectors() == 0 and cache.dirty_at(2.0) == 0
     assert cache.stats["destages"] == 2 and cache.stats["waited_for_destage"] == 0
+
+
+# -- a full buffer of dirty segments: a request waits for room, the table never grows ----------
+
+def _dirty_table_run(monkeypatch, requests, path):
+    """Serve ``requests`` on the modern 7200 rpm drive, 16 segments with write-back, on the
+    engine's event-free path or SimPy's; the most segments the cache ever held, the records
+    and when each destage ended."""
+    from simcore.drive import cache_destage, cache_segments
+    from simcore.engine import _feed_open, start
+    from simcore.stack import stack
+    from simcore.workloads import OpenWorkload
+
+    prof = load_disk("modern7200")
+    cfg = CacheConfig.from_profile(prof, segments=16, write_back=True, read_ahead="track")
+    peak, ends = [0], []
+    alloc, destage = cache_segments.SegmentTable._allocate, cache_destage.DestageWork._destage
+
+    def counted(self, *a, **kw):
+        seg = alloc(self, *a, **kw)
+        peak[0] = max(peak[0], len(self.segments))
+        return seg
+
+    def noted(self, seg, t, head):
+        destage(self, seg, t, head)
+        if self.stream is not None:
+            ends.append(self.stream.end_ms)
+
+    monkeypatch.setattr(cache_segments.SegmentTable, "_allocate", counted)
+    monkeypatch.setattr(cache_destage.DestageWork, "_destage", noted)
+    stk = stack(Mechanism(prof), scheduler="fcfs", cache=cfg)
+    if path == "fast":
+        res = simcore.run(stk, OpenWorkload(requests))
+        assert res.meta["built"].drives[0]._open_served
+        recs = list(res.records)
+    else:
+        built = start(stk)
+        built.env.process(_feed_open(built.env, built.top, requests))
+        built.env.run()
+        recs = list(built.completed)
+    return peak[0], sorted(recs, key=lambda r: r.id), ends
+
+
+def _random_writes_at_zero(n, seed=11):
+    from simcore.records import Request
+
+    cap = load_disk("modern7200")
+    lbas = np.random.default_rng(seed).integers(0, Mechanism(cap).layout.capacity - 8, n)
+    return [Request(i, 0.0, "W", int(x), 8) for i, x in enumerate(lbas)]
+
+
+@pytest.mark.parametrize("path", ["fast", "simpy"])
+def test_dirty_segments_never_outgrow_the_buffer_and_a_write_waits_for_a_destage(
+        monkeypatch, path):
+    """40 random writes at t = 0 on 16 write-back segments: once all 16 hold dirty data, a
+    write waits (as DiskSim's drives disconnect) until a destage has cleaned one; it never
+    takes a segment beyond the buffer's."""
+    peak, recs, ends = _dirty_table_run(monkeypatch, _random_writes_at_zero(40), path)
+    assert peak <= 16
+    assert len(recs) == 40
+    # the first 16 fill the buffer; the 17th is acknowledged only once the first destage
+    # (started by the first write) has ended
+    assert recs[16].finish_ms >= ends[0]
+    assert recs[15].finish_ms < ends[0]  # (the buffer took the first 16 without waiting)
+
+
+@pytest.mark.parametrize("path", ["fast", "simpy"])
+def test_a_read_miss_after_a_buffer_of_dirty_writes_waits_for_room(monkeypatch, path):
+    from simcore.records import Request
+
+    writes = _random_writes_at_zero(16)
+    cap = Mechanism(load_disk("modern7200")).layout.capacity
+    read = Request(16, 0.0, "R", cap // 2 + 1001, 8)
+    peak, recs, ends = _dirty_table_run(monkeypatch, [*writes, read], path)
+    assert peak <= 16
+    # the miss's media access starts only once a destage has made a segment clean
+    r = recs[16]
+    assert not r.cache_hit
+    assert r.finish_ms - r.transfer_ms - r.rotation_ms >= ends[0]
+
+
+def test_both_paths_agree_on_a_full_buffer_of_dirty_segments(monkeypatch):
+    from simcore.records import Request
+
+    cap = Mechanism(load_disk("modern7200")).layout.capacity
+    rng = np.random.default_rng(5)
+    reqs = [Request(i, float(i // 4), "R" if i % 5 == 0 else "W",
+                    int(rng.integers(0, cap - 8)), 8) for i in range(120)]
+    fast = _dirty_table_run(monkeypatch, reqs, "fast")
+    slow = _dirty_table_run(monkeypatch, reqs, "simpy")
+    assert fast[0] <= 16 and slow[0] <= 16
+    assert [tuple(r) for r in fast[1]] == [tuple(r) for r in slow[1]]
+
+
+def test_a_write_called_without_write_space_gets_its_data_in_once_there_is_room():
+    """The cache on its own (no drive asking write_space first): a write finding both
+    segments dirty takes its data once the destage under way has ended, and says so."""
+    mech = Mechanism(load_disk("modern7200"))
+    cache = SegmentCache(CacheConfig(1024, 2, read_ahead="none", write_back=True), mech)
+    head = HeadState()
+    for k, lba in enumerate((1000, 5_000_000)):
+        svc = cache.write(lba, 8, np.full(8, 0.01 * k), 0.01 * k, head)
+        assert svc.arrive_ms is None  # a segment was free
+    running = cache.stream
+    assert running is not None and running.kind == "write"
+    svc = cache.write(9_000_000, 8, np.full(8, 0.05), 0.05, head)
+    assert len(cache.segments) == 2
+    assert svc.arrive_ms is not None and svc.arrive_ms.min() >= running.end_ms
+    assert cache.stats["waited_for_room"] == 1
+
+
+def test_a_fua_write_finding_every_segment_dirty_waits_for_one():
+    mech = Mechanism(load_disk("modern7200"))
+    cache = SegmentCache(CacheConfig(1024, 2, read_ahead="none", write_back=True), mech)
+    head = HeadState()
+    for k, lba in enumerate((1000, 5_000_000)):
+        cache.write(lba, 8, np.full(8, 0.01 * k), 0.01 * k, head)
+    running = cache.stream
+    svc = cache.write(9_000_000, 8, np.full(8, 0.05), 0.05, head, fua=True)
+    assert len(cache.segments) == 2
+    assert svc.media_end_ms - svc.transfer_ms >= running.end_ms

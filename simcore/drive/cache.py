@@ -18,7 +18,7 @@ The drive (:class:`simcore.drive.Drive` with ``cache=``) calls, per command::
     kind = cache.lookup(lba, n, now)                       # "hit", "stream", "partial", "miss"
     svc = cache.read(lba, n, now, ready_ms, head)          # ReadService: when each sector is buffered
     cache.read_done(svc, media_end_ms, head)               # starts read-ahead after the media part
-    space = cache.write_space(lba, n, now)                 # earliest time each sector fits
+    space = cache.write_space(lba, n, now, head=head)      # earliest time each sector fits
     svc = cache.write(lba, n, arrivals_ms, now, head)      # WriteService (media end if write-through)
     end = cache.background(now, head)                      # start destaging when idle; next wake-up
     end = cache.flush(now, head)                           # everything on the platter by ``end``
@@ -277,6 +277,10 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
             end = float(ready[-1])
             return ReadService("stream", ready, 0.0, 0.0, end - ready_ms, end, seg)
         # partial or miss: the head is needed
+        if (kind == "miss" or seg.dirty) and self._no_room():
+            # a segment of its own is needed and every one holds dirty data: the media
+            # access waits until a destage has cleaned one (DiskSim's drives disconnect)
+            ready_ms = max(ready_ms, self._make_room(now, head))
         free = self.stop(now, head)
         if self.config.stop_adds_to_overhead:  # DiskSim: the overhead, then the stop's wait
             wait = self.stop_wait

@@ -67,6 +67,39 @@ class DestageWork:
         self._counts["waited_for_destage"] += 1
         return s.end_ms
 
+    def _no_room(self) -> bool:
+        """Whether a request needing a segment of its own finds none to take: the buffer
+        holds all its segments (``n_segments``; the write segment aside) and every one of
+        them holds dirty data. Only write-back can fill it so; without it this costs one
+        test."""
+        if not self.config.write_back:
+            return False
+        segments, wseg = self.segments, self._wseg
+        pool = len(segments) - (wseg is not None)
+        if pool < self.n_segments - self.config.separate_write_segment:
+            return False
+        # (Segment.dirty, inlined: a clean segment has dirty_from >= end)
+        return not any(g.dirty_from >= g.end and g is not wseg for g in segments)
+
+    def _make_room(self, t: float, head: HeadState) -> float:
+        """No segment is clean (:meth:`_no_room`) for a request arriving at ``t``: it waits
+        until one is, and this returns when. A destage under way writes all its data (even
+        where reads may stop a destage, ``preempt_destage``: stopping it would free no
+        segment); with none under way, the dirty segment the destage order picks
+        (:meth:`_pick_dirty`) is written out. DiskSim 4.0 never gives a request a segment
+        holding dirty data (``disk_buffer_select_write_segment``,
+        ``disk_buffer_select_read_segment`` in ``disksim_diskcache.c``): the request
+        waits, disconnected, until a destage has ended and left a segment clean."""
+        self._counts["waited_for_room"] += 1
+        while self._no_room():
+            s = self._live(t)
+            if s is not None and s.kind == "write":
+                t = max(t, self._finish_destage(s, head))
+            else:
+                dirty = [g for g in self.segments if g.dirty and g is not self._wseg]
+                t = self._write_out([self._pick_dirty(dirty, t, head)], t, head)
+        return t
+
     def _trim_arrivals(self, seg: Segment) -> None:
         cut = seg.dirty_from - seg.arrive0
         if cut > 0:

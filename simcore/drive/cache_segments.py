@@ -93,9 +93,11 @@ class SegmentTable:
 
     def _allocate(self, t: float, head: HeadState, write: bool = False) -> Segment:
         """A segment for a new request's data: the least recently used clean one, or a new
-        one while fewer than the buffer's segments exist. With ``separate_write_segment``
-        a write (``write=True``) always gets the write segment and a read chooses among the
-        others (DiskSim's dedicated write segment; see :class:`CacheConfig`)."""
+        one while fewer than the buffer's segments exist; never one more (a caller finding
+        every segment dirty, :meth:`DestageWork._no_room`, first waits for one to be
+        destaged). With ``separate_write_segment`` a write (``write=True``) always gets the
+        write segment and a read chooses among the others (DiskSim's dedicated write
+        segment; see :class:`CacheConfig`)."""
         self._tick += 1
         segments = self.segments
         separate = self.config.separate_write_segment
@@ -126,11 +128,14 @@ class SegmentTable:
                         g is not wseg):
                     lru, oldest = g, g.last_used
             pool = len(segments) - (wseg is not None)
-            if pool < self.n_segments - separate or lru is None:
+            if pool < self.n_segments - separate:
                 self._sids += 1
                 seg = Segment(self._sids)
                 segments.append(seg)
             else:
+                # never a segment beyond the buffer's: a request finding every one dirty
+                # waits for a destage first (DestageWork._no_room, _make_room)
+                assert lru is not None, "no clean segment: the caller must make room first"
                 seg = lru
                 if self.stream is not None and self.stream.seg is seg:
                     self.stop(t, head)

@@ -82,8 +82,13 @@ class WriteIntake:
         if s is not None and s.kind == "write" and now >= s.end_ms:
             self._live(now)
 
-    def write_space(self, lba: int, sectors: int, now: float, fua: bool = False) -> np.ndarray:
-        """Earliest time each sector of a write can enter the buffer (the ring rule)."""
+    def write_space(self, lba: int, sectors: int, now: float, fua: bool = False,
+                    head: HeadState | None = None) -> np.ndarray:
+        """Earliest time each sector of a write can enter the buffer (the ring rule).
+
+        A write needing a segment of its own when every segment holds dirty data waits
+        until a destage has cleaned one (:meth:`_make_room`): with ``head`` (the drive's),
+        an idle drive starts that destage at ``now``, as it would have once idle."""
         free = np.full(sectors, -np.inf)
         if not self.config.write_back or fua:
             return free
@@ -99,10 +104,16 @@ class WriteIntake:
             # the only segment writes may take is still dirty: the data comes once it is
             # on the platter (see write)
             return np.full(sectors, s.end_ms if s is not None and s.kind == "write" else now)
+        if (seg is None or lba != seg.end) and self._no_room():
+            # no clean segment: the data comes once a destage has cleaned one (see write)
+            if head is not None and (s is None or s.kind != "write"):
+                t = self.stop(now, head)
+                dirty = [g for g in self.segments if g.dirty and g is not wseg]
+                self._destage(self._pick_dirty(dirty, t, head), t, head)
+                s = self.stream
+            return np.full(sectors, s.end_ms if s is not None and s.kind == "write" else now)
         if seg is None:
-            if len(self.segments) < self.n_segments or any(not g.dirty for g in self.segments):
-                return free
-            return np.full(sectors, s.end_ms if s is not None else now)
+            return free
         if s is None or s.seg is not seg or s.kind != "write":
             return free
         need = lba + np.arange(sectors) - self.cap - s.lba
@@ -137,12 +148,15 @@ class WriteIntake:
             t0 = hold
             if fua:
                 self._counts["fua_writes"] += 1
+                start = now
+                if self._no_room():  # it too needs a segment: it waits for a clean one
+                    t0 = start = max(t0, self._make_room(now, head))
                 # (with a separate write segment this write takes it: its data goes first)
                 older = [g for g in self.segments
                          if g.dirty and ((g.dirty_from < lba + sectors and lba < g.end)
                                          or g is self._wseg)]
                 if older:
-                    t0 = self._write_out(older, now, head)
+                    t0 = self._write_out(older, start, head)
             self._drop_overlaps(lba, sectors, None, now, head)
             if not self.config.preempt_destage:
                 w = self._destage_in_way(t0)
@@ -180,6 +194,16 @@ class WriteIntake:
             t_head = now = max(now, self.flush(now, head))
             self._counts["waited_for_write_segment"] += 1
             seg = None
+        room = late = None
+        if fresh and self._no_room():
+            # every segment holds dirty data: the write waits until a destage has cleaned
+            # one (write_space said when its data may come)
+            t_head = now = room = self._make_room(now, head)
+            if seg is not None and not seg.dirty:
+                seg = None
+            if len(arrive_ms) and arrive_ms[0] < room:
+                # (a caller that did not ask write_space: the data gets in once there is room)
+                late = arrive_ms = np.maximum(arrive_ms, room)
         self._drop_overlaps(lba, sectors, seg, now, head)
         if fresh:
             seg = self._allocate(now, head, write=True)
@@ -229,7 +253,7 @@ class WriteIntake:
             if self.config.destage == "sptf":
                 seg = self._pick_dirty([g for g in self.segments if g.dirty], t, head)
             self._destage(seg, t, head)
-        return WriteService(None, arrive_ms=got)
+        return WriteService(None, arrive_ms=got if got is not None else late)
 
     def _stop_for_write(self, arrival: float, ready: float, head: HeadState) -> float:
         """With ``stop_adds_to_overhead``, stop a read-ahead for a write arriving at

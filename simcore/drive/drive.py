@@ -636,7 +636,7 @@ class Drive:
                 ov = o.random_write_setup_ms
                 data_ov = (o.random_write_data_ms or ov) + o.reselect_ms
             data_ov += o.data_prep_ms
-            space = cache.write_space(lba, n, t, fua=fua)
+            space = cache.write_space(lba, n, t, fua=fua, head=head)
             disc, resel = self._write_handshakes(extra)
             if data_ov:
                 now = now + data_ov
@@ -1019,7 +1019,7 @@ class Drive:
             data_ov = (o.random_write_data_ms or ov) + o.reselect_ms
         data_ov += o.data_prep_ms
         fua = req.fua
-        space = cache.write_space(req.lba, n, t, fua=fua)
+        space = cache.write_space(req.lba, n, t, fua=fua, head=self.head)
         disc, resel = self._write_handshakes(extra)
         if data_ov:
             yield env.timeout(data_ov)
