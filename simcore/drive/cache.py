@@ -139,6 +139,7 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         self.layout = mechanism.layout
         self.rev_ms = mechanism.rev_ms
         self.n_segments = config.segments
+        self._write_back = config.write_back  # read on every miss (:meth:`_no_room`)
         self.cap = config.segment_sectors
         self.segments: list[Segment] = []
         self.stream: _Stream | None = None
@@ -277,7 +278,7 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
             end = float(ready[-1])
             return ReadService("stream", ready, 0.0, 0.0, end - ready_ms, end, seg)
         # partial or miss: the head is needed
-        if (kind == "miss" or seg.dirty) and self._no_room():
+        if self._write_back and (kind == "miss" or seg.dirty) and self._no_room():
             # a segment of its own is needed and every one holds dirty data: the media
             # access waits until a destage has cleaned one (DiskSim's drives disconnect)
             ready_ms = max(ready_ms, self._make_room(now, head))

@@ -72,14 +72,19 @@ class DestageWork:
         holds all its segments (``n_segments``; the write segment aside) and every one of
         them holds dirty data. Only write-back can fill it so; without it this costs one
         test."""
-        if not self.config.write_back:
+        if not self._write_back:
             return False
         segments, wseg = self.segments, self._wseg
         pool = len(segments) - (wseg is not None)
         if pool < self.n_segments - self.config.separate_write_segment:
             return False
-        # (Segment.dirty, inlined: a clean segment has dirty_from >= end)
-        return not any(g.dirty_from >= g.end and g is not wseg for g in segments)
+        # (Segment.dirty, inlined: a clean segment has dirty_from >= end); a plain loop, not
+        # any() over a generator: this runs on every read miss, and a clean segment is
+        # usually among the first
+        for g in segments:  # noqa: SIM110 (the loop, for speed, as said above)
+            if g.dirty_from >= g.end and g is not wseg:
+                return False
+        return True
 
     def _make_room(self, t: float, head: HeadState) -> float:
         """No segment is clean (:meth:`_no_room`) for a request arriving at ``t``: it waits
