@@ -521,3 +521,34 @@ def test_grading_as_root_refuses_to_share_a_sandbox_user(monkeypatch):
     with pytest.raises(sandbox.SandboxUnavailable, match="disklab-sb7.*useradd is not installed"):
         sandbox.sandbox_user(7)
     assert issubclass(sandbox.SandboxUnavailable, ValueError)  # one line on the command line
+
+
+def test_the_variants_command_prints_a_table_and_json_on_request(tmp_path, capsys):
+    """``python -m simcore variants``: an instructor reads a table (the walkthrough of
+    2026-11-28 found raw JSON); ``--json`` still gives the whole report."""
+    import json
+    from types import SimpleNamespace
+
+    from simcore.commands import variants
+    from simcore.labkit.demo import template_lab
+
+    key = tmp_path / "template.ipynb"
+    nbformat.write(template_lab(), str(key))
+    from simcore.labkit import secret
+
+    secret_file = secret.create(tmp_path / "secret")
+    args = SimpleNamespace(key=str(key), n=4, secret=str(secret_file), json=True)
+    assert variants.main(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["students"] == 4 and report["pairs"] == 6
+    args.json = False
+    assert variants.main(args) == 0
+    table = capsys.readouterr().out
+    assert not table.lstrip().startswith("{")
+    assert table.splitlines()[0] == (f"{report['lab']}: 4 students, 6 pairs, "
+                                     f"{report['points']:g} points")
+    for q, share in report["per_question_shared_fraction"].items():
+        row = next(ln for ln in table.splitlines() if ln.startswith(q + " "))
+        assert f"{100 * share:.1f} %" in row
+        assert row.split()[-1] == str(report["distinct_answers"][q])
+    assert f"largest {100 * report['max_shared_fraction']:.1f} %" in table
