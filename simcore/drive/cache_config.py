@@ -10,7 +10,7 @@ function it follows (``disksim_diskcache.c``, ``disksim_diskctlr.c``, ``disksim_
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 from ..disk.profile import DiskProfile
 
@@ -170,22 +170,11 @@ class CacheConfig:
     def from_profile(cls, profile: DiskProfile, **overrides) -> CacheConfig:
         """The buffer a profile describes (``[firmware.cache]``), with any field overridden."""
         c = profile.cache
-        base = cls(size_kib=c.size_kib or 512, segments=c.segments, read_ahead=c.read_ahead,
-                   max_read_ahead_kib=c.max_read_ahead_kib, write_back=c.write_back,
-                   min_read_ahead_kib=c.min_read_ahead_kib, adaptive=c.adaptive,
-                   read_hits_on_write_data=c.read_hits_on_write_data,
-                   read_ahead_over_requested=c.read_ahead_over_requested,
-                   read_ahead_on_hit=c.read_ahead_on_hit,
-                   read_any_free=c.read_any_free,
-                   stop_in_sector=c.stop_in_sector,
-                   stop_adds_to_overhead=c.stop_adds_to_overhead,
-                   stop_read_ahead_unless_hit=c.stop_read_ahead_unless_hit,
-                   write_fill_sectors=c.write_fill_sectors,
-                   write_fill_large_from=c.write_fill_large_from,
-                   write_fill_large_sectors=c.write_fill_large_sectors,
-                   write_prebuffering=c.write_prebuffering,
-                   preempt_destage=c.preempt_destage,
-                   separate_write_segment=c.separate_write_segment)
+        # every field the profile's cache section has, under the same name (the buffer's
+        # size defaults to 512 KiB where the profile leaves it out)
+        own = {f.name for f in fields(cls)}
+        given = {f.name: getattr(c, f.name) for f in fields(c) if f.name in own}
+        base = cls(**{**given, "size_kib": c.size_kib or 512})
         return replace(base, **overrides) if overrides else base
 
     @classmethod

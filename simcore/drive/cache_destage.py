@@ -86,6 +86,11 @@ class DestageWork:
                 return False
         return True
 
+    def _dirty_others(self) -> list[Segment]:
+        """The segments holding dirty data, the write segment aside: what may be written out
+        to make room (:meth:`_make_room`, ``write_space``)."""
+        return [g for g in self.segments if g.dirty and g is not self._wseg]
+
     def _make_room(self, t: float, head: HeadState) -> float:
         """No segment is clean (:meth:`_no_room`) for a request arriving at ``t``: it waits
         until one is, and this returns when. A destage under way writes all its data (even
@@ -101,8 +106,7 @@ class DestageWork:
             if s is not None and s.kind == "write":
                 t = max(t, self._finish_destage(s, head))
             else:
-                dirty = [g for g in self.segments if g.dirty and g is not self._wseg]
-                t = self._write_out([self._pick_dirty(dirty, t, head)], t, head)
+                t = self._write_out([self._pick_dirty(self._dirty_others(), t, head)], t, head)
         return t
 
     def _trim_arrivals(self, seg: Segment) -> None:

@@ -108,8 +108,7 @@ class WriteIntake:
             # no clean segment: the data comes once a destage has cleaned one (see write)
             if head is not None and (s is None or s.kind != "write"):
                 t = self.stop(now, head)
-                dirty = [g for g in self.segments if g.dirty and g is not wseg]
-                self._destage(self._pick_dirty(dirty, t, head), t, head)
+                self._destage(self._pick_dirty(self._dirty_others(), t, head), t, head)
                 s = self.stream
             return np.full(sectors, s.end_ms if s is not None and s.kind == "write" else now)
         if seg is None:
