@@ -977,8 +977,9 @@ def _cell_notes(key: Key, res: Result, code_cells: list[NotebookNode],
             continue
         where = (f"your answer cell for {key.answer_labels.get(cell.id, cell.id)}"
                  if is_answer(cell) else f"the lab's {cell_place(key.student, cell.get('id'))}")
+        where_ = where[:1].upper() + where[1:]  # as a note's first words
         if hog:
-            res.notes.append(f"{where[:1].upper()}{where[1:]} used up the notebook's CPU time: "
+            res.notes.append(f"{where_} used up the notebook's CPU time: "
                              f"{_reason(run, opts, used_cpu=True)}.")
             continue
         if "kernel died" in run.message and index not in left_out:
@@ -986,10 +987,10 @@ def _cell_notes(key: Key, res: Result, code_cells: list[NotebookNode],
         if "Kernel dead" in run.message:
             continue
         if is_answer(cell):
-            res.notes.append(f"{where[:1].upper()}{where[1:]} did not run cleanly: "
+            res.notes.append(f"{where_} did not run cleanly: "
                              f"{_reason(run, opts)}.")
         elif "NBVAL_SKIP" not in nbval_markers(cell.source):
-            res.notes.append(f"{where[:1].upper()}{where[1:]} failed after your answers ran: "
+            res.notes.append(f"{where_} failed after your answers ran: "
                              f"{_reason(run, opts)}. "
                              "If an answer cell reassigned a name the lab uses, that is the "
                              "likely cause.")
