@@ -91,6 +91,23 @@ class SegmentTable:
                 out.append((start, end, seg.dirty))
         return out
 
+    def _shrink(self, wseg: Segment | None) -> None:
+        """Adaptive segments were made fewer (:meth:`SequentialStreams._follow_streams`):
+        drop the clean segments used least recently, down to the new count. Dirty ones stay
+        until destaged, and so do the write segment and the one a read-ahead is filling.
+        When that would drop every clean segment, the newest of them stays: the request
+        being given a segment takes it (:meth:`_allocate`; a caller found one clean, so it
+        did not wait for room, :meth:`DestageWork._no_room`)."""
+        segments, stream = self.segments, self.stream
+        clean = [s for s in segments if not s.dirty and s is not wseg]
+        victims = [v for v in sorted(clean, key=lambda s: s.last_used)[
+                       : len(segments) - self.n_segments]
+                   if stream is None or stream.seg is not v]
+        if victims and len(victims) == len(clean):
+            victims.pop()
+        for victim in victims:
+            segments.remove(victim)
+
     def _allocate(self, t: float, head: HeadState, write: bool = False) -> Segment:
         """A segment for a new request's data: the least recently used clean one, or a new
         one while fewer than the buffer's segments exist; never one more (a caller finding
@@ -110,15 +127,9 @@ class SegmentTable:
             elif self.stream is not None and self.stream.seg is seg:
                 self.stop(t, head)
         else:
-            if len(segments) > self.n_segments:  # shrink after re-segmenting
-                clean = [s for s in segments if not s.dirty]
-                if clean:
-                    for victim in sorted(clean, key=lambda s: s.last_used)[
-                            : len(segments) - self.n_segments]:
-                        if self.stream is not None and self.stream.seg is victim:
-                            continue
-                        segments.remove(victim)
             wseg = self._wseg
+            if len(segments) > self.n_segments:  # shrink after re-segmenting
+                self._shrink(wseg)
             # the clean segment used least recently (the first of equals); the age is tested
             # first, so only the few segments older than those seen so far are tested for
             # dirty data (the scan runs on every read miss)
