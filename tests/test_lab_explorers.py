@@ -7,6 +7,7 @@ grader's rule against the key's value, which the key computes without the widget
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -17,7 +18,7 @@ pytest.importorskip("ipywidgets")
 
 from simcore.labkit.answers import Rule, compare
 from simcore.labkit.check import variant_seed
-from simcore.labkit.labformat import disklab_meta
+from simcore.labkit.labformat import disklab_meta, tags
 from simcore.labkit.variants import run_key
 
 KEYS = Path(__file__).resolve().parent.parent / "instructors" / "labs"
@@ -35,6 +36,17 @@ def key_run(lab: str, names: list[str], question: str = "q10"):
     rule = Rule.from_meta({k: v for k, v in disklab_meta(check).items()
                            if k in ("rel", "abs", "one_of")}, lab)
     return got, rule
+
+
+def key_explorer(lab: str, names: dict):
+    """The widget the key's cell tagged ``explorer`` builds (its last expression), given ``names``."""
+    nb = nbformat.read(str(KEYS / f"{lab}.ipynb"), as_version=4)
+    (cell,) = [c for c in nb.cells if c.cell_type == "code" and "explorer" in tags(c)]
+    body = ast.parse(cell.source).body
+    assert isinstance(body[-1], ast.Expr), "the explorer cell ends with the widget"
+    ns = dict(names)
+    exec(compile(ast.Module(body[:-1], []), "<explorer cell>", "exec"), ns)
+    return eval(compile(ast.Expression(body[-1].value), "<explorer cell>", "eval"), ns)
 
 
 def number(text: str, pattern: str) -> float:
@@ -59,13 +71,14 @@ def test_lab1_accelerate_phase_read_off_the_positioning_explorer():
 
 
 def test_lab2_cpu_time_read_off_the_interface_explorer():
-    from simcore.widgets.interface import interface_explorer
+    from simcore.drive.interface import Port
 
     got, rule = key_run("lab2_interface_cache", ["V"])
     v = got["V"]
-    ex = interface_explorer(v.pio, v.kib)
-    ex.multcount.value = v.multcount
-    ex.io32.value = v.io32
+    ex = key_explorer("lab2_interface_cache", {"V": v})  # the lab opens it on the variant's port
+    assert (ex.mode.value, ex.kib.value, ex.multcount.value, ex.io32.value, ex.op.value) == (
+        v.pio, v.kib, v.multcount, v.io32, "R")
+    assert ex.port == Port.of(v.pio, multcount=v.multcount, io32=v.io32)
     read = number(ex.info.value, r"and ([0-9.]+) ms of CPU")
     assert_graded_right(read, got["q10"], rule)
 

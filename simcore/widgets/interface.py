@@ -4,10 +4,14 @@ It only connects ipywidgets controls to :mod:`simcore.viz.interface`; every numb
 from the simulator (:mod:`simcore.host_io`). Open it in JupyterLab or Binder::
 
     from simcore.widgets.interface import interface_explorer
-    interface_explorer()
+    interface_explorer()                                      # PIO mode 4, 16-bit I/O
+    interface_explorer("pio2", kib=32, multcount=8, io32=True)  # opens on a given port
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 import ipywidgets as w
 
@@ -19,21 +23,44 @@ from .figure import FigureWidget, computing, fit_screen, set_traces
 
 MODES = ["pio0", "pio1", "pio2", "pio3", "pio4", "mwdma0", "mwdma1", "mwdma2", "udma0",
          "udma1", "udma2", "udma4", "udma5"]
+MULTCOUNTS = [1, 2, 4, 8, 16]
+SIZES_KIB = [4, 8, 16, 32, 64, 128, 256]
+OPS = ["R", "W"]
+
+
+def _choice(name: str, value: Any, options: Sequence[Any]) -> Any:
+    """``value`` as the option it equals; a ValueError naming it and the options otherwise."""
+    for o in options:
+        if value == o and type(value) is not bool:
+            return o
+    raise ValueError(f"interface_explorer: {name}={value!r} is not one of "
+                     f"{', '.join(map(repr, options))}")
 
 
 class InterfaceExplorer(w.VBox):
-    """One read or write under a chosen mode: CPU, bus and media lanes, plus hdparm-like rates."""
+    """One read or write under a chosen mode: CPU, bus and media lanes, plus hdparm-like rates.
 
-    def __init__(self, mode_name: str = "pio4", kib: int = 64, disk: str = "maxtor92048u8"):
+    The keyword arguments are the controls' initial settings (a lab opens it on the student's
+    port); the defaults are PIO mode 4, multcount 1, 16-bit I/O, a 64 KiB read.
+    """
+
+    def __init__(self, mode_name: str = "pio4", kib: int = 64, disk: str = "maxtor92048u8", *,
+                 multcount: int = 1, io32: bool = False, op: str = "R"):
+        mode_name = _choice("mode_name", mode_name, MODES)
+        kib = _choice("kib", kib, SIZES_KIB)
+        multcount = _choice("multcount", multcount, MULTCOUNTS)
+        op = _choice("op", op, OPS)
+        if io32 not in (True, False):
+            raise ValueError(f"interface_explorer: io32={io32!r} is not True or False")
         self.disk = disk
         self.mode = w.Dropdown(options=[(mode(m).label, m) for m in MODES], value=mode_name,
                                description="mode")
-        self.multcount = w.Dropdown(options=[1, 2, 4, 8, 16], value=1,
+        self.multcount = w.Dropdown(options=MULTCOUNTS, value=multcount,
                                     description="multcount", tooltip="hdparm -m")
-        self.io32 = w.Checkbox(value=False, description="32-bit I/O (hdparm -c1)")
-        self.kib = w.SelectionSlider(options=[4, 8, 16, 32, 64, 128, 256], value=kib,
+        self.io32 = w.Checkbox(value=bool(io32), description="32-bit I/O (hdparm -c1)")
+        self.kib = w.SelectionSlider(options=SIZES_KIB, value=kib,
                                      description="KiB", continuous_update=False)
-        self.op = w.ToggleButtons(options=[("read", "R"), ("write", "W")], value="R")
+        self.op = w.ToggleButtons(options=[("read", "R"), ("write", "W")], value=op)
         self.info = w.HTML()
         self.timeline = FigureWidget()
         apply_theme(self.timeline, height=340)
@@ -70,6 +97,12 @@ class InterfaceExplorer(w.VBox):
             f"<b>{self.rate.hog_pct:.0f}%</b> of the CPU.")
 
 
-def interface_explorer(mode_name: str = "pio4", kib: int = 64) -> InterfaceExplorer:
-    """The chapter's live explorer (a widget: display it as the last line of a cell)."""
-    return InterfaceExplorer(mode_name, kib)
+def interface_explorer(mode_name: str = "pio4", kib: int = 64, *, multcount: int = 1,
+                       io32: bool = False, op: str = "R") -> InterfaceExplorer:
+    """The chapter's live explorer (a widget: display it as the last line of a cell).
+
+    It opens on mode ``mode_name``, ``multcount`` sectors per interrupt (``hdparm -m``), 32-bit
+    I/O if ``io32`` (``hdparm -c1``) and one ``kib`` KiB read (``op="R"``) or write (``"W"``);
+    a value the controls do not offer raises a ValueError naming it.
+    """
+    return InterfaceExplorer(mode_name, kib, multcount=multcount, io32=io32, op=op)
