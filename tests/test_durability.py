@@ -247,6 +247,15 @@ def test_every_acknowledged_write_reaches_the_platter(monkeypatch, seed, destage
     assert ledger.owed_at_flush == [0] * ledger.flushes
     assert drive.cache.dirty_sectors() == 0
     assert not ledger.owed, f"{len(ledger.owed)} acknowledged sectors never written"
+    _assert_marks_counted(drive.cache)
+
+
+def _assert_marks_counted(cache):
+    """The cache's count of segments that may hold dirty data (it skips its scans for dirty
+    data when the count is zero) is the count of segments marked so."""
+    from simcore.drive.cache_segments import CLEAN
+
+    assert cache._marked == sum(g.dirty_from != CLEAN for g in cache.segments)
 
 
 @pytest.mark.parametrize("seed", [8, 9])
@@ -282,3 +291,4 @@ def test_adaptive_segments_with_write_back_keep_every_acknowledged_write(monkeyp
     assert len(drive.cache.segments) <= 16
     assert ledger.owed_at_flush == [0] * ledger.flushes
     assert not ledger.owed, f"{len(ledger.owed)} acknowledged sectors never written"
+    _assert_marks_counted(drive.cache)

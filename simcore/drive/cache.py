@@ -151,6 +151,9 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         self._min_write_seek = mechanism.profile.overheads.min_write_seek_ms
         self._min_ra = self._kib(config.min_read_ahead_kib)  # sectors
         self._wseg: Segment | None = None  # the write segment (separate_write_segment)
+        # segments whose dirty_from is not CLEAN: every dirty one (and, for a moment, a
+        # fresh write's segment before its data is in); none means no scan for dirty data
+        self._marked = 0
 
 
     # -- bookkeeping ----------------------------------------------------------

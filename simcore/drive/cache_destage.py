@@ -38,8 +38,11 @@ class DestageWork:
     ``config``, ``mech``, ``segments``, ``stream`` and counters)."""
 
     def _destaged_to(self, seg: Segment, lba: int) -> None:
-        seg.dirty_from = max(seg.dirty_from, lba)
+        was = seg.dirty_from
+        seg.dirty_from = max(was, lba)
         if seg.dirty_from >= seg.end:
+            if was != CLEAN:
+                self._marked -= 1
             seg.dirty_from = CLEAN
             seg.arrive = _NO_ARRIVALS
         else:
@@ -72,7 +75,7 @@ class DestageWork:
         holds all its segments (``n_segments``; the write segment aside) and every one of
         them holds dirty data. Only write-back can fill it so; without it this costs one
         test."""
-        if not self._write_back:
+        if not self._write_back or not self._marked:
             return False
         segments, wseg = self.segments, self._wseg
         pool = len(segments) - (wseg is not None)
@@ -176,6 +179,8 @@ class DestageWork:
         s = self._live(now)
         if s is not None:
             return s.end_ms
+        if not self._marked:  # no segment holds dirty data
+            return None
         dirty = [g for g in self.segments if g.dirty_from < g.end]  # (Segment.dirty, inlined)
         if not dirty:
             return None
@@ -192,7 +197,7 @@ class DestageWork:
         s = self.stream
         if s is None or s.kind != "read":
             return False
-        return not any(g.dirty_from < g.end for g in self.segments)  # (Segment.dirty)
+        return not self._marked or not any(g.dirty_from < g.end for g in self.segments)  # (Segment.dirty)
 
     def flush(self, now: float, head: HeadState) -> float:
         """Time at which every dirty sector is on the platter (destaging one segment after another)."""

@@ -106,6 +106,8 @@ class SegmentTable:
         if victims and len(victims) == len(clean):
             victims.pop()
         for victim in victims:
+            if victim.dirty_from != CLEAN:
+                self._marked -= 1
             segments.remove(victim)
 
     def _allocate(self, t: float, head: HeadState, write: bool = False) -> Segment:
@@ -152,6 +154,8 @@ class SegmentTable:
                     self.stop(t, head)
                 self._counts["evictions"] += 1
         seg.start = seg.end = 0
+        if seg.dirty_from != CLEAN:
+            self._marked -= 1
         seg.dirty_from = CLEAN
         seg.arrive = _NO_ARRIVALS
         seg.arrive0 = 0

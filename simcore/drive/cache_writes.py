@@ -207,6 +207,7 @@ class WriteIntake:
         if fresh:
             seg = self._allocate(now, head, write=True)
             seg.start = seg.end = seg.dirty_from = seg.arrive0 = lba
+            self._marked += 1  # (a segment _allocate gave is unmarked)
             seg.written = True
         s = self._live(now)
         append = s is not None and s.kind == "write" and s.seg is seg and s.stop_lba == lba
