@@ -9,8 +9,9 @@ whose variant the answer fits.
 
 A match counts only when it could hardly be chance:
 
-- the classmate's value must not also fit the student's own (else the answer would be right: a
-  question whose answer few variants share, :mod:`simcore.labkit.overlap`, names nobody);
+- the classmate's value must not also fit the student's own key value under the rule: there
+  the two variants share the answer (:mod:`simcore.labkit.overlap` measures how often), so a
+  number near it says nothing about where it came from;
 - the answer must fit the variants of few classmates: at most :data:`MAX_SHARE` of the others
   graded (and at least one). A question with a handful of possible answers (one of four
   words, a small count) makes almost any wrong answer some classmate's right one;
