@@ -5,7 +5,8 @@ against itself gets full marks; a blank student version gets zero; a wrong answe
 that question's points, and its feedback says neither the value nor a direction; a stored fake
 tick is caught; crashing, hanging, kernel-killing, empty, wrong-lab and malformed submissions
 are graded (zero for what failed, the reason in the feedback) and the run goes on; copied
-numbers fail under another student's variant; gradebooks for Canvas and Moodle, a summary and a
+numbers fail under another student's variant, and are flagged for the instructor (never in the
+feedback) as fitting that student's variant; gradebooks for Canvas and Moodle, a summary and a
 regrade of one question; outputs are never overwritten without --force. The attacks of the red
 team have their own module (test_grading_redteam.py).
 """
@@ -24,7 +25,7 @@ import nbformat
 import pytest
 from conftest import require_tool
 
-from simcore.labkit import attach, emulated, sandbox
+from simcore.labkit import attach, copying, emulated, sandbox
 from simcore.labkit.demo import template_lab, write_demo_submissions
 from simcore.labkit.grade import (
     EXPORT_TAG,
@@ -268,6 +269,33 @@ def test_copied_numbers_fail_under_another_students_variant(batch):
     r = results["bob"]
     for q in key.info.questions:
         assert r.scores[q] == (0.0 if q in differs else key.max[q]), (q, r.lines[q])
+
+
+def test_a_notebook_carrying_a_classmates_numbers_is_flagged_for_the_instructor_only(batch):
+    key, results, _, _, report = batch
+    bob = results["bob"]  # Alice's notebook: her typed numbers, wrong under Bob's variant
+    copied = sorted(bob.copy_matches, key=key.info.questions.index)
+    # every copied number whose variants differ, except Alice's own slip (q3) and the
+    # measured q9 (its judge refuses her measurement), and it names Alice alone
+    assert len(copied) >= copying.MIN_QUESTIONS and not {"q3", "q9"} & set(copied), copied
+    assert all(bob.copy_matches[q] == ["alice"] for q in copied), bob.copy_matches
+    assert [f for f in bob.flagged if f.startswith(copying.FLAG)] == [
+        copying.flag_text("alice", copied)]
+    # the rest of the class is honest (slips, crashes, blanks): nobody is flagged, and the
+    # key's own answers (all right) name nobody at all
+    for name, r in results.items():
+        if name != "bob":
+            assert not [f for f in r.flagged if f.startswith(copying.FLAG)], (name, r.flagged)
+    assert results["keyself"].copy_matches == {}
+    # the instructor sees it in grades.csv's flags and the copying CSV; Bob's feedback does not
+    row = next(r for r in read_csv(report / "grades.csv") if r["student"] == "bob")
+    assert copying.flag_text("alice", copied) in row["flags"].split("; ")
+    rows = read_csv(report / "grades_copying.csv")
+    assert {r["student"] for r in rows if r["flagged"] == "yes"} == {"bob"}
+    assert [r["question"] for r in rows if r["student"] == "bob"] == copied
+    assert "- bob (bob.ipynb): alice on " in (report / "grades_summary.md").read_text()
+    feedback = (report / "feedback" / "bob.md").read_text(encoding="utf-8")
+    assert "alice" not in feedback.lower() and copying.FLAG not in feedback, feedback
 
 
 def test_files_that_are_not_notebooks_get_a_row_and_a_reason(batch):

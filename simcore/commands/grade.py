@@ -214,8 +214,10 @@ def _regrade(key_path: Path, secret, out: Path, feedback: Path, which: str) -> i
 
 
 def _print_results(key, results, jobs, out: Path, feedback: Path, wall: float) -> None:
-    """The grades table and where the report went."""
+    """The grades table, the submissions flagged for copied numbers and where the report went."""
+    from ..labkit import copying
     from ..labkit import grade as g
+    from ..labkit import report as rep
 
     max_total = sum(key.max.values())
     print(f"{'student':<20} {'score':>9}  status")
@@ -223,6 +225,12 @@ def _print_results(key, results, jobs, out: Path, feedback: Path, wall: float) -
         print(f"{r.student_id:<20} {r.total:>4g}/{max_total:<4g}  {r.status}"
               + (f"  [{'; '.join(r.flagged)}]" if r.flagged else "")
               + (f"  late {r.late_minutes:g} min" if r.late_minutes > 0 else ""))
+    copied = [r for r in results if copying.flagged_with(r)]
+    if copied:  # the instructor's eyes only: the feedback never names a classmate
+        print(f"copying: {len(copied)} submission(s) have at least {copying.MIN_QUESTIONS} "
+              "wrong answers that fit one classmate's variant (a reason to talk, not proof): "
+              f"{', '.join(r.student_id for r in copied)}; see "
+              f"{rep.siblings(out)['copying']}")
     print(f"graded {len(results)} submissions in {wall:.1f} s with "
           f"{g.default_jobs(jobs)} jobs; grades: {out}; feedback: {feedback}/")
     if key.budget is not None:

@@ -7,7 +7,8 @@ instructor's side lives in :mod:`simcore.labkit.student` (student versions and
 personal handouts), :mod:`simcore.labkit.grade` (nbval in a sandbox,
 :mod:`simcore.labkit.sandbox`; answers as strict JSON,
 :mod:`simcore.labkit.answers`; judged in the grader's process) and
-:mod:`simcore.labkit.report` (gradebooks, feedback, summary, regrade), behind
+:mod:`simcore.labkit.report` (gradebooks, feedback, summary, regrade; wrong answers that
+fit a classmate's variant flagged for the instructor, :mod:`simcore.labkit.copying`), behind
 ``python -m simcore student``, ``grade``, ``secret`` and ``variants``.
 """
 

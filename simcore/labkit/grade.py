@@ -58,7 +58,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from ..errors import DisklabError
-from . import answers, attach, judges, sandbox
+from . import answers, attach, copying, judges, sandbox
 from .check import variant_seed
 from .labformat import (
     NBVAL_MARKER,
@@ -120,6 +120,8 @@ class Result:
     log: str = ""
     merged: NotebookNode | None = None
     headline: str = ""  # the status in plain words for the student (report.PLAIN if empty)
+    # question -> the classmates whose variant a wrong answer fits (copying.py; instructor only)
+    copy_matches: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def total(self) -> float:
@@ -198,6 +200,13 @@ class Key:
                     _expected_worker, str(self.path), student_id, self.seed(student_id),
                     by_cell)
             return self._expected[sid]
+
+    def known_expected(self) -> dict[str, dict]:
+        """The key's answers computed so far, by casefolded student id (failed ones left out)."""
+        with self._lock:
+            done = dict(self._expected)
+        return {sid: f.result() for sid, f in done.items()
+                if f.done() and not f.cancelled() and f.exception() is None}
 
     def close(self) -> None:
         if self._pool is not None:
@@ -1087,6 +1096,7 @@ def grade(key_path: str | Path, submissions: Sequence[str | Path], *, jobs: int 
         slots.close()
     done = [r for r in results if r is not None]
     _mark_duplicates(done)
+    copying.mark(key, done, key.known_expected())  # wrong answers that fit a classmate's variant
     return key, done
 
 

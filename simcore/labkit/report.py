@@ -15,7 +15,11 @@ without ``force``:
 - ``<out>_summary.md``: score histogram, per-question success rate, slowest
   submissions, statuses, flags and the sandbox layers that were present;
 - ``<out>_answers.json``: every answer as received, so :func:`regrade` can
-  judge one question again under a corrected key without running anything.
+  judge one question again under a corrected key without running anything;
+- ``<out>_copying.csv``: the wrong answers that fit another student's variant
+  (:mod:`simcore.labkit.copying`), one row each, for the instructor only; the
+  submissions flagged for it also say so in ``grades.csv``'s flags. The Canvas
+  and Moodle gradebooks carry points only.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import nbformat
 
-from . import answers
+from . import answers, copying
 from .student import safe_name
 
 if TYPE_CHECKING:
@@ -61,7 +65,8 @@ def _fmt(x: float) -> str:
 def siblings(out_csv: Path) -> dict[str, Path]:
     stem = out_csv.with_suffix("")
     return {"canvas": Path(f"{stem}_canvas.csv"), "moodle": Path(f"{stem}_moodle.csv"),
-            "summary": Path(f"{stem}_summary.md"), "answers": Path(f"{stem}_answers.json")}
+            "summary": Path(f"{stem}_summary.md"), "answers": Path(f"{stem}_answers.json"),
+            "copying": Path(f"{stem}_copying.csv")}
 
 
 def feedback_names(results: Sequence[Result]) -> list[str]:
@@ -185,6 +190,7 @@ def write_report(key: Key, results: Sequence[Result], out_csv: str | Path,
         for r in results:
             w.writerow([r.student_id, _fmt(r.total),
                         *[_fmt(r.scores.get(q, 0.0)) for q in questions]])
+    write_copying(results, more["copying"])
     more["summary"].write_text(summary_text(key, results, layers), encoding="utf-8")
     more["answers"].write_text(json.dumps(record(key, results, layers), indent=1),
                                encoding="utf-8")
@@ -198,6 +204,19 @@ def write_report(key: Key, results: Sequence[Result], out_csv: str | Path,
             nbformat.write(r.merged, str(m))
             written.append(m)
     return written
+
+
+def write_copying(results: Sequence[Result], path: Path) -> None:
+    """One row per wrong answer that fits other students' variants; ``flagged``: whether it
+    counts for a pair the submission is flagged with (:data:`copying.MIN_QUESTIONS`)."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["student", "file", "question", "fits_variant_of", "flagged"])
+        for r in results:
+            pair = copying.flagged_with(r)
+            for q, others in r.copy_matches.items():
+                hit = any(q in pair.get(o, []) for o in others)
+                w.writerow([r.student_id, r.path, q, " ".join(others), "yes" if hit else "no"])
 
 
 def summary_text(key: Key, results: Sequence[Result], layers: dict | None = None) -> str:
@@ -259,11 +278,31 @@ def summary_text(key: Key, results: Sequence[Result], layers: dict | None = None
         lines += ["", "## Flagged for a look", ""]
         lines += [f"- {r.student_id} ({Path(r.path).name}): {'; '.join(r.flagged)}"
                   for r in flagged]
+    lines += _copying_lines(results)
     if late:
         lines += ["", "## Late", ""]
         lines += [f"- {r.student_id}: {r.late_minutes:g} min" for r in late]
     lines.append("")
     return "\n".join(lines)
+
+
+def _copying_lines(results: Sequence[Result]) -> list[str]:
+    """The summary's section on wrong answers that fit a classmate's variant (none: none)."""
+    copied = [(r, copying.flagged_with(r)) for r in results if copying.flagged_with(r)]
+    single = sum(len(r.copy_matches) for r in results) - sum(
+        len({q for qs in pair.values() for q in qs}) for _, pair in copied)
+    if not copied and not single:
+        return []
+    lines = ["", "## Wrong answers that fit a classmate's variant", "",
+             f"Flagged: at least {copying.MIN_QUESTIONS} wrong answers fit the same classmate's "
+             "variant. Evidence for a conversation, not proof; never in the feedback.", ""]
+    lines += [f"- {r.student_id} ({Path(r.path).name}): "
+              + "; ".join(f"{o} on {', '.join(qs)}" for o, qs in sorted(pair.items()))
+              for r, pair in copied]
+    if single:
+        lines += ["", f"{single} other wrong answer(s) fit a classmate's variant on one question "
+                  "per classmate, which a slip can do: not flagged (see the copying CSV)."]
+    return lines
 
 
 def record(key: Key, results: Sequence[Result], layers: dict | None = None) -> dict:
@@ -273,7 +312,8 @@ def record(key: Key, results: Sequence[Result], layers: dict | None = None) -> d
         "results": [{"path": r.path, "student_id": r.student_id, "id_source": r.id_source,
                      "status": r.status, "headline": r.headline, "scores": r.scores,
                      "lines": r.lines, "notes": r.notes,
-                     "flagged": r.flagged, "received": r.received, "seconds": r.seconds,
+                     "flagged": r.flagged, "copy_matches": r.copy_matches,
+                     "received": r.received, "seconds": r.seconds,
                      "cpu_seconds": r.cpu_seconds,
                      "late_minutes": r.late_minutes, "attachments": r.attachments}
                     for r in results],
@@ -307,7 +347,8 @@ def regrade(key: Key, out_csv: str | Path, feedback_dir: str | Path,
         r = Result(d["path"], d["student_id"], d["id_source"], d["status"], d["scores"],
                    d["lines"], d["notes"], d["flagged"], d["received"], d["seconds"],
                    cpu_seconds=d.get("cpu_seconds", 0.0), late_minutes=d.get("late_minutes", 0.0),
-                   attachments=d.get("attachments", []), headline=d.get("headline", ""))
+                   attachments=d.get("attachments", []), headline=d.get("headline", ""),
+                   copy_matches=d.get("copy_matches", {}))
         got = r.received.get(question)
         if got is not None and r.status not in ("invalid", "empty", "error"):
             before = r.scores.get(question, 0.0)
@@ -321,5 +362,9 @@ def regrade(key: Key, out_csv: str | Path, feedback_dir: str | Path,
                 changes.append(f"{r.student_id}: {question} {_fmt(before)} -> "
                                f"{_fmt(r.scores[question])}")
         results.append(r)
+    # a regraded answer may now be right (or wrong): the copying check again, on the variants
+    # of the students whose notebooks were run (those with answers received)
+    copying.mark(key, results, {r.student_id.strip().casefold(): key.expected(r.student_id)
+                                for r in results if r.received})
     write_report(key, results, out_csv, feedback_dir, force=True, layers=rec.get("layers"))
     return results, changes
