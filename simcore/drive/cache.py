@@ -213,7 +213,10 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         *miss* overhead (``disk_read_arrive``), a hit's too, and ``disk_check_hda`` starts
         any seek of the command only then: the read-ahead of "Read-ahead on idle hit"
         (``read_ahead_on_hit``) begins there, not at the arrival."""
-        self._note_stream(lba, sectors)
+        unnoted = self._unnoted  # (_note_stream, inlined: this runs on every read)
+        unnoted.append((lba, sectors))
+        if len(unnoted) >= self._note_every:
+            self._follow_streams()
         self._counts["reads"] += 1
         s = self.stream  # (only a destage can be in the way: a read-ahead never is)
         if not self.config.preempt_destage and s is not None and s.kind == "write":

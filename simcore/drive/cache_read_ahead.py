@@ -57,7 +57,6 @@ import math
 import numpy as np
 
 from ..disk.access import HeadState, Plan, TrackPlan
-from ..disk.layout import StraightTrack
 from .cache_background import _Stream
 from .cache_segments import Segment
 from .write_feed import respect_arrivals
@@ -133,14 +132,18 @@ class ReadAhead:
         ``req_start``: the first LBA of the request this read-ahead follows. ``asked_ms``:
         when the read-ahead was decided, if it starts later, at ``t`` (see :meth:`stop`)."""
         ahead = self.config.read_ahead == "track-ahead"  # not bounded by the segment size
-        track: StraightTrack | None = None  # x's track, when the read-ahead stays on it
+        track: tuple | None = None  # x's track (StraightTrack fields), if the read-ahead stays on it
         if limit is None:
             seg_start = seg.owner_start if req_start is not None else seg.start
             if ahead and 0 < x < self.layout.capacity:
-                track = self.layout.straight_track(x)
-            if track is not None and seg_start >= track.first:
+                # (Layout.straight_track: the last straight track found, usually the one the
+                # read just ended on, without the call and its tuple)
+                track = self.layout._track
+                if not track[0] <= x < track[1]:
+                    track = self.layout.straight_track(x)
+            if track is not None and seg_start >= track[0]:
                 # _track_ahead on a straight track the segment began on: to its end
-                ra = track.end - x
+                ra = track[1] - x
             else:
                 track = None
                 ra = self._read_ahead(x, seg_start, req_start)
@@ -166,7 +169,7 @@ class ReadAhead:
             self.stop(t, head)
         head0 = (head.cylinder, head.surface)
         mn = self._min_ra if self._min_ra < ra else ra  # (min, without its call)
-        if track is not None and x + ra <= track.end:
+        if track is not None and x + ra <= track[1]:
             plan: Plan | TrackPlan | None = self.mech.track_plan_on(track, x, ra, t, head)
         else:
             plan = self.mech.track_plan(x, ra, False, t, head)
@@ -214,8 +217,12 @@ class ReadAhead:
             return lba
         mech = self.mech  # (its angle_at, inlined: this runs on every read miss)
         sector = math.ceil((mech.phase0 + p.move_end_ms / mech.rev_ms) % 1.0 * spt - 1e-9) % spt
-        track = self.layout.straight_track(lba)  # (``p`` is on ``lba``'s track)
-        if track is not None and track.spt == spt:  # one run of LBAs: the same answers
+        # ``p`` is on ``lba``'s track, which its plan found: the layout's last straight
+        # track, when it is straight (Layout.straight_track, without the call and its tuple)
+        track = self.layout._track
+        if not track[0] <= lba < track[1]:
+            track = self.layout.straight_track(lba)
+        if track is not None and track[5] == spt:  # one run of LBAs: the same answers
             first, end, _cyl, _surface, offset, _spt = track  # (its lba_at, inlined)
             landing = first + (sector - offset) % spt
             if landing >= end or landing == lba:

@@ -13,6 +13,8 @@ reclaiming); DiskSim 4.0's dedicated write segment and ring (``disksim_diskcache
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 
 from ..disk.access import HeadState
@@ -22,6 +24,7 @@ __all__ = ["CLEAN", "Segment", "SegmentTable"]
 _NO_ARRIVALS = np.empty(0)  # a segment's arrival times when none are kept (shared, never
 _NO_ARRIVALS.flags.writeable = False  # written: the arrays are replaced, not filled)
 CLEAN = 1 << 62  # ``Segment.dirty_from`` of a segment with nothing left to write
+_last_used = attrgetter("last_used")
 
 
 class Segment:
@@ -132,20 +135,24 @@ class SegmentTable:
             wseg = self._wseg
             if len(segments) > self.n_segments:  # shrink after re-segmenting
                 self._shrink(wseg)
-            # the clean segment used least recently (the first of equals); the age is tested
-            # first, so only the few segments older than those seen so far are tested for
-            # dirty data (the scan runs on every read miss)
-            lru, oldest = None, 0
-            for g in segments:
-                if (lru is None or g.last_used < oldest) and g.dirty_from >= g.end and (
-                        g is not wseg):
-                    lru, oldest = g, g.last_used
             pool = len(segments) - (wseg is not None)
             if pool < self.n_segments - separate:
                 self._sids += 1
                 seg = Segment(self._sids)
                 segments.append(seg)
             else:
+                # the clean segment used least recently (the first of equals; this runs on
+                # every read miss): with none marked dirty and no write segment, any
+                # segment, found by min; else the age is tested first, so only the few
+                # segments older than those seen so far are tested for dirty data
+                if not self._marked and wseg is None:
+                    lru = min(segments, key=_last_used)
+                else:
+                    lru, oldest = None, 0
+                    for g in segments:
+                        if (lru is None or g.last_used < oldest) and g.dirty_from >= g.end and (
+                                g is not wseg):
+                            lru, oldest = g, g.last_used
                 # never a segment beyond the buffer's: a request finding every one dirty
                 # waits for a destage first (DestageWork._no_room, _make_room)
                 assert lru is not None, "no clean segment: the caller must make room first"
