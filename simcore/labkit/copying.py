@@ -35,12 +35,28 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from . import answers
 
-if TYPE_CHECKING:
-    from .grade import Key, Result
+
+class Key(Protocol):
+    """What this module reads of :class:`simcore.labkit.grade.Key` (a protocol, so that
+    grade, which calls this module, is not imported back: no import cycle)."""
+
+    info: Any  # .questions: the lab's question names, in order
+    spec: Mapping[str, Any]  # question -> its spec (.judge: judged by a measurement)
+    rules: Mapping[str, answers.Rule]
+
+
+class Result(Protocol):
+    """What this module reads and writes of :class:`simcore.labkit.grade.Result`."""
+
+    student_id: str
+    path: str
+    received: Mapping[str, dict]
+    flagged: list[str]
+    copy_matches: dict[str, list[str]]
 
 MIN_QUESTIONS = 2  # wrong answers that fit the same classmate's variant before a pair is flagged
 MAX_SHARE = 0.02  # a match counts if it fits at most this share of the other students (>= 1)
