@@ -420,6 +420,26 @@ def test_adaptive_segments_follow_the_number_of_streams():
     assert fixed < 0.05
 
 
+@pytest.mark.parametrize("adaptive", [False, True])
+def test_streams_seen_counts_the_streams_of_the_last_window(adaptive):
+    """Two interleaved sequential streams, then random commands: the distinct streams among
+    the last ``stream_window`` commands, counted by hand. Without adaptive segments the drive
+    keeps only the last four windows' commands and follows them when asked."""
+    cfg = CacheConfig(1024, 4, read_ahead="segment", adaptive=adaptive, max_segments=16,
+                      stream_window=8)
+    cache = SegmentCache(cfg, Mechanism(load_disk("modern7200")))
+    for k in range(100):  # A: 0, 8, 16, ...; B: 100000, 100008, ...
+        cache._note_stream(8 * k, 8)
+        cache._note_stream(100_000 + 8 * k, 8)
+    assert cache.streams_seen() == 2
+    for k in range(4):  # four lone commands, far apart: the last 8 are A, B, A, B and these
+        cache._note_stream(1_000_000 * (k + 1), 8)
+    assert cache.streams_seen() == 6
+    for k in range(4):  # then four more of A: the window is 4 lone ones and A
+        cache._note_stream(800 + 8 * k, 8)
+    assert cache.streams_seen() == 5
+
+
 def test_write_back_acknowledges_from_the_buffer_and_flush_waits_for_the_platter():
     """Gray §2.10: write-back completes a write when its data is in the buffer; FLUSH
     returns when every dirty sector is on the platter. Sequential writes then stream at

@@ -27,9 +27,15 @@ class SequentialStreams:
         self._recent: deque[int] = deque(maxlen=config.stream_window)
         self._new_stream = 0
         # commands whose streams are still to follow: at once with adaptive segments (they
-        # decide the segments), else in batches (only streams_seen asks about them)
-        self._unnoted: list[tuple[int, int]] = []
-        self._note_every = 1 if config.adaptive else 1024
+        # decide the segments); else nothing asks as the drive runs, so only the commands of
+        # the last four windows are kept (as many as the stream table remembers, 4 *
+        # stream_window), and streams_seen follows them when asked
+        self._unnoted: list[tuple[int, int]] | deque[tuple[int, int]]
+        if config.adaptive:
+            self._unnoted, self._note_every = [], 1
+        else:
+            self._unnoted = deque(maxlen=4 * config.stream_window)
+            self._note_every = 1 << 62  # (never: the deque drops the oldest itself)
 
     def _note_stream(self, lba: int, n: int) -> None:
         """Note a command of ``n`` sectors from ``lba`` for stream detection
@@ -62,6 +68,8 @@ class SequentialStreams:
                 self._counts["resegmented"] += 1
 
     def streams_seen(self) -> int:
-        """Distinct sequential streams among the last ``stream_window`` commands."""
+        """Distinct sequential streams among the last ``stream_window`` commands (without
+        adaptive segments, a stream is followed back through the last four windows'
+        commands, as far as the stream table remembers one)."""
         self._follow_streams()
         return len(set(self._recent))
