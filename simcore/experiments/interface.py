@@ -188,7 +188,8 @@ def read_ahead_hit_rates(streams=(1, 2, 4, 8), segments=(1, 2, 4, 8, 16, 32),
 
     Each miss reads a whole segment (``min_read_ahead`` = the segment), so a stream hits
     until its segment is reclaimed; LRU reclaims it before its next turn once the streams
-    outnumber the segments (Panagiotakis 2006, Figs. 3.3 and 3.5).
+    outnumber the segments (Panagiotakis 2006, Fig. 3.5; in Fig. 3.3 the same collapse
+    appears as larger requests leave fewer segments in a fixed cache).
     """
     from ..disk.access import Mechanism
     from ..disk.profile_loader import load_disk

@@ -126,8 +126,8 @@ TARGETS = (
            known_deviation=("the model runs the paper's {config.readers.raid5} readers, but its "
                             "RAID-5 controller is free and has no cache, and CFQ reads "
                             "{seq_read_mb_s_raid5_5.cfq:.0f} MB/s from the five members where "
-                            "the paper's, behind FAStT700 controllers with large caches (not "
-                            "specified further), got 39 MB/s")),
+                            "the paper's, behind two FAStT700 controllers (their caches not "
+                            "described), got 39 MB/s")),
     Target("as_over_cfq.RAID-0 (28 disks)", "28-disk RAID-0: AS over CFQ throughput", 0.196,
            rel(0.20), Source("001", "Table 1", _NOTE, 373, "RAID-0 **0.196**"),
            note_bound=None, tolerance_reason=_RATIO_REASON,
@@ -137,7 +137,7 @@ TARGETS = (
                             "({seq_read_mb_s_raid0_28.cfq:.0f} MB/s), while AS, one read in "
                             "flight, still gets {seq_read_mb_s_raid0_28.anticipatory:.0f} MB/s "
                             "against the paper's 31; the controller's per-command time and the "
-                            "SCSI/FC phases (§4) are not modelled")),
+                            "SCSI/FC phases (§3.1) are not modelled")),
 )
 
 
