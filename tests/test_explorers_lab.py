@@ -309,6 +309,27 @@ def test_every_explorer_shows_the_kernels_figure_after_every_control(browser, la
         served = page.page.evaluate(
             "async () => !!(window.__disklabPlotlyBundle && await window.__disklabPlotlyBundle)")
         sizes.append(("", f"plotly bundle served over HTTP: {served}", 0, 0, 0))
+        # a reader reloads the page with the kernel still running: JupyterLab asks the kernel
+        # for every widget's state again, and each explorer must come back as the kernel has
+        # it (it came back as first made, often empty: simcore.widgets.figure.get_state)
+        page.page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+        page.page.wait_for_timeout(2000)
+        page.page.reload(wait_until="load", timeout=120_000)
+        page.page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell",
+                                    timeout=120_000)
+        page.wait_for_notebook()
+        counts = [c["count"] for c in page.cells()]
+        for i, (_chapter, source) in enumerate(cells):
+            call = source.strip().splitlines()[-1].split("#")[0].strip()
+            output = page.page.locator(".jp-Notebook .jp-Cell").nth(i).locator(
+                ".jp-OutputArea-output")
+            output.first.scroll_into_view_if_needed(timeout=120_000)
+            page.page.wait_for_function(
+                "(n) => n.querySelectorAll('.js-plotly-plot .main-svg').length > 0",
+                arg=output.first.element_handle(), timeout=120_000)
+            where, _late = _agree(page, output.first.element_handle(), counts[i])
+            if where:
+                problems.append(f"{call} after reloading the page: figure{where}")
     finally:
         _write_report(rows, sizes, kernel_path)
         page.close()

@@ -270,6 +270,19 @@ def test_placeholders_only_for_names_the_rest_of_the_lab_uses():
     assert stu.cells[2].source == "q1 = None  # your answer"
 
 
+def test_a_word_in_a_string_or_comment_asks_for_no_placeholder():
+    """Only a name the lab's code uses gets a placeholder: "race" in a printed sentence or a
+    comment does not (students once got a stray ``race = None``), in an f-string's
+    replacement field it does."""
+    key = toy_lab()
+    key.cells[2].source = ("### BEGIN SOLUTION\nrace = 3\nlap = 2\nq1 = race + lap\n"
+                           "### END SOLUTION")
+    key.cells.append(nbformat.v4.new_code_cell(
+        'print("the race is on")  # lap after lap\nprint(f"{lap:>4} laps")'))
+    stu = student_version(key, "toy.ipynb")
+    assert stu.cells[2].source == "lap = None  # your answer\nq1 = None  # your answer"
+
+
 def test_student_version_of_the_toy_lab():
     key = toy_lab()
     stu = student_version(key, "toy.ipynb")

@@ -31,6 +31,24 @@ def test_the_widget_state_does_not_carry_plotly_js():
     assert len(go.FigureWidget()._esm) > 1_000_000
 
 
+def test_a_reloaded_page_gets_the_figure_as_it_is_now():
+    """JupyterLab asks for a widget's whole state again when the page is reloaded. plotly
+    sends its changes as messages and left the state's figure as first made (an explorer's
+    often empty): the page then drew that and applied later restyles to it."""
+    fig = FigureWidget()
+    with fig.batch_update():
+        fig.add_trace(go.Scatter(x=[1, 2], y=[3, 4], name="a"))
+        fig.add_trace(go.Bar(x=[1], y=[5], name="b"))
+        fig.layout.title = "now"
+    fig.data[0].y = [7, 8]
+    state = fig.get_state()
+    assert [t["name"] for t in state["_widget_data"]] == ["a", "b"]
+    assert list(state["_widget_data"][0]["y"]) == [7, 8]
+    assert state["_widget_layout"]["title"]["text"] == "now"
+    assert fig.get_state(key="_widget_data")["_widget_data"][1]["type"] == "bar"
+    assert "_widget_data" not in fig.get_state(key="_config")
+
+
 def test_merge_relayout_sends_the_parent_as_the_kernel_has_it():
     layout = go.Layout(title=dict(text="B", x=0.01))
     assert merge_relayout(layout, {"title.x": 0.01, "title": {"text": "B"}, "height": 3}) == {

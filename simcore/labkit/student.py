@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import io
 import json
 import re
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,6 +87,29 @@ def strip_solutions(source: str, where: str = "", markdown: bool = False,
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+def _identifiers(code: str) -> set[str]:
+    """The names ``code`` mentions: words outside strings and comments, and inside an
+    f-string's replacement fields (a word in a message, such as "race" in a printed
+    sentence, asks for no placeholder). Code that does not tokenize (a cell magic's
+    body, say) gives every word in it."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return set(_WORD.findall(code))
+    out: set[str] = set()
+    for tok in tokens:
+        if tok.type == tokenize.NAME:
+            out.add(tok.string)
+        elif tok.type == tokenize.STRING and "f" in _PREFIX.match(tok.string).group(0).lower():
+            for field in _FIELD.findall(tok.string):
+                out.update(_WORD.findall(field))
+    return out
+
+
+_PREFIX = re.compile(r"[A-Za-z]*")  # a string literal's prefix (f, rb, ...)
+_FIELD = re.compile(r"\{([^{}]*)\}")  # an f-string's replacement field
+
+
 def names_used_outside_solutions(nb: NotebookNode) -> set[str]:
     """Every identifier the code cells mention outside solution blocks (hidden checks too)."""
     used: set[str] = set()
@@ -94,7 +119,7 @@ def names_used_outside_solutions(nb: NotebookNode) -> set[str]:
         lines = cell.source.split("\n")
         inside = {j for b, e, _ in solution_blocks(cell.source, cell_label("", i, cell))
                   for j in range(b, e + 1)}
-        used.update(_WORD.findall("\n".join(ln for j, ln in enumerate(lines) if j not in inside)))
+        used.update(_identifiers("\n".join(ln for j, ln in enumerate(lines) if j not in inside)))
     return used
 
 

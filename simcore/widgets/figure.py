@@ -35,6 +35,7 @@ from __future__ import annotations
 import functools
 import json
 from contextlib import contextmanager
+from copy import deepcopy
 from pathlib import Path
 
 import ipywidgets as w
@@ -264,6 +265,22 @@ class FigureWidget(go.FigureWidget):
             relayout_data = self._fitted(relayout_data)
         super()._send_update_msg(restyle_data, merge_relayout(self.layout, relayout_data),
                                  trace_indexes, source_view_id)
+
+    def get_state(self, key=None, drop_defaults=False) -> dict:
+        """The widget's state with the figure as it is now. plotly sends its changes as
+        messages and leaves ``_widget_data`` and ``_widget_layout`` as they were when the
+        widget was made, so a page reloaded while the kernel runs (JupyterLab asks for
+        every widget's state again) drew the explorer's first, often empty, figure and
+        kept applying changes to it."""
+        state = super().get_state(key=key, drop_defaults=drop_defaults)
+        if "_layout_obj" not in self.__dict__:  # still being made: nothing changed yet
+            return state
+        for name, now in (("_widget_data", self._data),
+                          ("_widget_layout", self._layout_obj._props)):
+            if name in state:
+                to_json = self.trait_metadata(name, "to_json", self._trait_to_json)
+                state[name] = to_json(deepcopy(now), self)
+        return state
 
     def _on_page_message(self, _widget, content, _buffers) -> None:
         kind = content.get("type") if isinstance(content, dict) else None
