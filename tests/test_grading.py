@@ -610,6 +610,28 @@ def test_time_a_kernel_waits_for_a_cpu_does_not_count_against_its_cell(monkeypat
     assert os.getpid() in delays and all(d >= 0 for d in delays.values())
 
 
+def test_the_whole_notebooks_limit_does_not_count_time_spent_waiting_for_a_cpu(monkeypatch):
+    """The whole-notebook limit adds what the run waited for a CPU (RunHeld): a notebook that
+    takes 2 s while waiting for a CPU 90 % of the time ends within a 1 s limit; one that sleeps
+    (the real reading: a sleeping process waits for no CPU) is stopped at 1 s."""
+    import time
+
+    from simcore.labkit import grade as grading
+
+    def run() -> tuple[bytes | None, bool]:
+        proc = subprocess.Popen(["sleep", "2"], stdout=subprocess.PIPE)
+        try:
+            return grading._communicate_own_time(proc, 1.0)
+        finally:
+            proc.kill()
+            proc.wait()
+
+    assert run() == (None, True)
+    start = time.monotonic()
+    monkeypatch.setattr(grading.RunHeld, "seconds", lambda self: 0.9 * (time.monotonic() - start))
+    assert run() == (b"", False)
+
+
 def test_a_busy_loop_dies_by_its_cpu_limit_long_before_the_cells_wall_clock(template, tmp_path):
     """The CPU limit is derived from the key's run in the sandbox (the cell limit is given, 600 s):
     the loop is stopped by it, and the rest of the notebook still counts."""
