@@ -143,6 +143,9 @@ def _watch_for_kernel_death() -> None:
     RunningKernel.get_message = get_iopub
 
 
+QUICK_S = 0.05  # how long a wait may take before the kernel's run-queue delay is read
+
+
 def wait_own_time(kernel, timeout: float, attempt, between=None):
     """``attempt(t)`` (which raises ``Empty`` after ``t`` s without an answer) until it answers,
     for ``timeout`` seconds of the kernel's own time; then raise ``Empty``.
@@ -151,10 +154,15 @@ def wait_own_time(kernel, timeout: float, attempt, between=None):
     machine an honest cell runs as long as it needs, while a cell that sleeps, or waits for
     something that never comes, is stopped after ``timeout`` s as on an idle one. A busy loop
     runs on a CPU, so its time counts, and its kernel's CPU limit stops it in any case.
-    ``between()`` runs after each second without an answer.
+    ``between()`` runs after each second without an answer. An answer that comes at once, as
+    most do (a cell's outputs, one message a call), costs no reading of /proc.
     """
-    held = Held(kernel)
     start = time.monotonic()
+    try:
+        return attempt(min(QUICK_S, timeout))
+    except Empty:
+        pass
+    held = Held(kernel)  # what the kernel waits from here on (a moment late: less, never more)
     while True:
         left = start + timeout + held.seconds() - time.monotonic()
         if left <= 0:
