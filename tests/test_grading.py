@@ -14,6 +14,7 @@ team have their own module (test_grading_redteam.py).
 from __future__ import annotations
 
 import csv
+import os
 import re
 import shutil
 import subprocess
@@ -558,6 +559,105 @@ def test_the_probe_records_each_cells_kernel_cpu_time(tmp_path):
                (tmp_path / "cells.jsonl").read_text().splitlines())
     assert 0.6 <= cells[1].cpu_s < 5, cells  # its own 0.6 s of CPU, not the kernel's start
     assert cells[0].cpu_s < cells[1].cpu_s, cells
+
+
+class _SlowMachine:
+    """A kernel on a simulated clock: it answers when it has had ``needs`` seconds of its own
+    time, while its main thread waits for a CPU ``waiting`` of every wall-clock second (0: an
+    idle machine; a cell that sleeps never gets its answer)."""
+
+    def __init__(self, needs: float | None, waiting: float):
+        self.now, self.needs, self.waiting = 0.0, needs, waiting
+        self.km = SimpleNamespace(is_alive=lambda: True)  # no process: nothing to read in /proc
+        self.kc = SimpleNamespace(get_shell_msg=self._message, get_iopub_msg=self._message)
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def run_delays(self, pids) -> dict[int, float]:
+        return {1: self.waiting * self.now}
+
+    def _message(self, timeout=None):
+        from queue import Empty
+
+        done = None if self.needs is None else self.needs / (1 - self.waiting)
+        if done is not None and self.now + timeout >= done:
+            self.now = max(self.now, done)
+            return {"parent_header": {"msg_id": "m"}, "msg_type": "status",
+                    "content": {"status": "ok", "execution_state": "idle"}}
+        self.now += timeout
+        raise Empty
+
+
+def test_time_a_kernel_waits_for_a_cpu_does_not_count_against_its_cell(monkeypatch):
+    """The 13/15 of a loaded CI run: an honest cell that waits for a CPU most of the time must not
+    meet the cell's limit (nor nbval's 5 s for its outputs, nor the interrupt's), or it loses its
+    question, and with a kernel too starved to answer the interrupt the grader reruns without it.
+    Only the time the kernel was not kept waiting counts; a cell that sleeps is stopped as
+    before. On a simulated clock: the limits are nbval's own calls, with the probe's waits."""
+    from queue import Empty
+
+    from nbval.kernel import RunningKernel
+
+    from simcore.labkit import _nbval_probe as probe
+
+    real_run_delays = getattr(probe, "run_delays", None)
+    for name in ("await_reply", "get_message"):  # patched for this test only
+        monkeypatch.setattr(RunningKernel, name, getattr(RunningKernel, name))
+    probe._watch_for_kernel_death()
+
+    def kernel(needs: float | None, waiting: float) -> RunningKernel:
+        machine = _SlowMachine(needs, waiting)
+        monkeypatch.setattr(probe, "time", machine)
+        monkeypatch.setattr(probe, "run_delays", machine.run_delays, raising=False)
+        k = object.__new__(RunningKernel)
+        k.km, k.kc, k.machine = machine.km, machine.kc, machine
+        return k
+
+    # 10 s of work at a tenth of a CPU: 100 s of wall clock, within a 20 s cell limit
+    k = kernel(10.0, 0.9)
+    k.await_reply("m", timeout=20)
+    assert k.machine.now == pytest.approx(100.0)
+    # its outputs (and an interrupt's traceback) may come as late: nbval waits 5 s for them
+    k = kernel(4.0, 0.9)
+    assert k.get_message("iopub", timeout=5)["msg_type"] == "status"
+    # on an idle machine the same work takes its 10 s, and more than the limit is stopped
+    kernel(10.0, 0.0).await_reply("m", timeout=20)
+    with pytest.raises(Empty):
+        kernel(30.0, 0.0).await_reply("m", timeout=20)
+    # a cell that sleeps (or waits for what never comes) is stopped at the limit, loaded or not
+    for waiting in (0.0, 0.05):
+        k = kernel(None, waiting)
+        with pytest.raises(Empty):
+            k.await_reply("m", timeout=20)
+        assert k.machine.now <= 20 / (1 - waiting) + 1
+        with pytest.raises(Empty):
+            kernel(None, waiting).get_message("iopub", timeout=5)
+    # the real reading: the threads of this process, in seconds
+    delays = real_run_delays([os.getpid()])
+    assert os.getpid() in delays and all(d >= 0 for d in delays.values())
+
+
+def test_the_whole_notebooks_limit_does_not_count_time_spent_waiting_for_a_cpu(monkeypatch):
+    """The whole-notebook limit adds what the run waited for a CPU (RunHeld): a notebook that
+    takes 2 s while waiting for a CPU 90 % of the time ends within a 1 s limit; one that sleeps
+    (the real reading: a sleeping process waits for no CPU) is stopped at 1 s."""
+    import time
+
+    from simcore.labkit import grade as grading
+
+    def run() -> tuple[bytes | None, bool]:
+        proc = subprocess.Popen(["sleep", "2"], stdout=subprocess.PIPE)
+        try:
+            return grading._communicate_own_time(proc, 1.0)
+        finally:
+            proc.kill()
+            proc.wait()
+
+    assert run() == (None, True)
+    start = time.monotonic()
+    monkeypatch.setattr(grading.RunHeld, "seconds", lambda self: 0.9 * (time.monotonic() - start))
+    assert run() == (b"", False)
 
 
 def test_a_busy_loop_dies_by_its_cpu_limit_long_before_the_cells_wall_clock(template, tmp_path):

@@ -17,6 +17,15 @@ with "the Python kernel died", instead of reporting a timeout later. After a
 timeout nbval marks the following cells "xfail"; the probe records those that
 fail as failed, with their own reason.
 
+Both of nbval's waits on the kernel, the cell's limit (``--nbval-cell-timeout``)
+and its own five seconds for a cell's outputs after the reply or an interrupt,
+count the kernel's own time only (:func:`wait_own_time`): time its threads spent
+runnable but waiting for a CPU (their run-queue delay, from
+``/proc/PID/task/TID/schedstat``) is added to the limit. So a loaded machine
+cannot stop an honest cell, which would cost its question (or, with a kernel
+that could not answer the interrupt in time, the kernel), while a cell that
+sleeps is stopped as before and a busy loop still meets the CPU limit.
+
 The grader starts pytest with this file as a plugin loaded by path
 (:mod:`simcore.labkit._nbval_run`), so it imports nothing of ``simcore``: the
 sandbox's kernel command comes ready-made in ``--disklab-sandbox``.
@@ -107,24 +116,114 @@ def _watch_for_kernel_death() -> None:
     def await_reply(self, msg_id, timeout=None):
         if timeout is None:
             return original(self, msg_id, timeout)
-        deadline = time.monotonic() + float(timeout)
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise Empty
-            try:
-                return original(self, msg_id, timeout=min(1.0, left))
-            except Empty:
-                note_kernel_cpu(self)
-                if not self.is_alive():
-                    if _CPU_LIMIT_EXIT is not None and _exit_status(self) == _CPU_LIMIT_EXIT:
-                        raise KernelDied("the Python kernel died while this cell ran: it used "
-                                         "up its CPU-time limit") from None
-                    raise KernelDied("the Python kernel died while this cell ran (os._exit, "
-                                     "a crash, or out of memory)") from None
+
+        def dead() -> None:
+            note_kernel_cpu(self)
+            if not self.is_alive():
+                if _CPU_LIMIT_EXIT is not None and _exit_status(self) == _CPU_LIMIT_EXIT:
+                    raise KernelDied("the Python kernel died while this cell ran: it used "
+                                     "up its CPU-time limit") from None
+                raise KernelDied("the Python kernel died while this cell ran (os._exit, "
+                                 "a crash, or out of memory)") from None
+
+        return wait_own_time(self, float(timeout),
+                             lambda t: original(self, msg_id, timeout=t), dead)
+
+    get_message = RunningKernel.get_message
+
+    def get_iopub(self, stream, timeout=None):
+        """nbval's wait for a cell's outputs (5 s after its reply, or after an interrupt)."""
+        if stream != "iopub" or timeout is None:
+            return get_message(self, stream, timeout=timeout)
+        return wait_own_time(self, float(timeout),
+                             lambda t: get_message(self, stream, timeout=t))
 
     await_reply._disklab = True
     RunningKernel.await_reply = await_reply
+    RunningKernel.get_message = get_iopub
+
+
+QUICK_S = 0.05  # how long a wait may take before the kernel's run-queue delay is read
+
+
+def wait_own_time(kernel, timeout: float, attempt, between=None):
+    """``attempt(t)`` (which raises ``Empty`` after ``t`` s without an answer) until it answers,
+    for ``timeout`` seconds of the kernel's own time; then raise ``Empty``.
+
+    The time the kernel spent waiting for a CPU does not count (:class:`Held`): on a busy
+    machine an honest cell runs as long as it needs, while a cell that sleeps, or waits for
+    something that never comes, is stopped after ``timeout`` s as on an idle one. A busy loop
+    runs on a CPU, so its time counts, and its kernel's CPU limit stops it in any case.
+    ``between()`` runs after each second without an answer. An answer that comes at once, as
+    most do (a cell's outputs, one message a call), costs no reading of /proc.
+    """
+    start = time.monotonic()
+    try:
+        return attempt(min(QUICK_S, timeout))
+    except Empty:
+        pass
+    held = Held(kernel)  # what the kernel waits from here on (a moment late: less, never more)
+    while True:
+        left = start + timeout + held.seconds() - time.monotonic()
+        if left <= 0:
+            raise Empty
+        try:
+            return attempt(min(1.0, left))
+        except Empty:
+            if between is not None:
+                between()
+
+
+def _kernel_pids(kernel) -> list[int]:
+    """The process Jupyter started for the kernel (the sandbox launcher, or the kernel) and its
+    children (the sandboxed kernel), not theirs: each process has a CPU limit of its own."""
+    try:
+        pid = int(kernel.km.provisioner.process.pid)
+    except (AttributeError, TypeError, ValueError):
+        return []
+    try:
+        return [pid, *_children(pid)]
+    except OSError:
+        return [pid]
+
+
+def run_delays(pids: list[int]) -> dict[int, float]:
+    """Seconds each thread of ``pids`` has spent runnable but waiting for a CPU (the second field
+    of /proc/PID/task/TID/schedstat; Linux, zero where the kernel does not keep it)."""
+    out: dict[int, float] = {}
+    for pid in pids:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as fh:
+                    out[int(tid)] = int(fh.read().split()[1]) / 1e9
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
+class Held:
+    """How long a kernel has been kept waiting for a CPU since this was made: the largest growth
+    of any of its threads' run-queue delay (a thread made since counts from zero).
+
+    A thread waits there only while it could run, never while it sleeps; the threads of one
+    process share its CPU limit, so a notebook that keeps them runnable to stretch its time
+    burns that limit.
+    """
+
+    def __init__(self, kernel) -> None:
+        self.pids = _kernel_pids(kernel)
+        self.start = run_delays(self.pids)
+        self.most = 0.0
+
+    def seconds(self) -> float:
+        now = run_delays(self.pids)
+        grown = max((d - self.start.get(t, 0.0) for t, d in now.items()), default=0.0)
+        self.most = max(self.most, grown)  # a thread that ended keeps what it waited
+        return self.most
 
 
 KERNEL_CPU_S = 0.0  # the kernel's CPU time as last read (the runner reports it)

@@ -24,7 +24,11 @@ start of grading through the same sandbox (:func:`calibrate`, :func:`budget`):
 a cell may run a few times as long as the key's whole notebook took, plus an
 allowance for a busy machine (a sleeping hang waits that long), and the kernel
 may use a few times the CPU time of the key's run (a busy loop dies by that
-limit first).
+limit first). The wall-clock limits (a cell's, nbval's wait for a cell's outputs,
+the whole notebook's) do not count the time the kernel was kept waiting for a
+CPU (:mod:`simcore.labkit._nbval_probe`, :class:`RunHeld`), so machine load
+cannot cost an honest notebook points, while a hang that sleeps is stopped as on
+an idle machine.
 
 A submission that is not a notebook, crashes, hangs or kills its kernel still
 gets a row (zero for what failed) and feedback that says why; the run goes on
@@ -497,6 +501,54 @@ def _kill_tree(proc: subprocess.Popen) -> None:
         proc.wait(timeout=30)
 
 
+class RunHeld:
+    """How long one notebook's run has been kept waiting for a CPU: the most run-queue delay of
+    any thread of pytest, of the process it started for the kernel (the sandbox launcher) and
+    of that one's children (the kernel); not of what the kernel starts, each of which has a CPU
+    limit of its own. A sleeping thread never waits there (:mod:`._nbval_probe`)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.most = 0.0
+
+    def seconds(self) -> float:
+        from ._nbval_probe import run_delays
+
+        launchers = _children_of([self.pid])
+        pids = [self.pid, *launchers, *_children_of(launchers)]
+        self.most = max(self.most, max(run_delays(pids).values(), default=0.0))
+        return self.most
+
+
+def _children_of(pids: Sequence[int]) -> list[int]:
+    """The children of the live processes among ``pids``."""
+    from ._nbval_probe import _children
+
+    out: list[int] = []
+    for p in pids:
+        if os.path.isdir(f"/proc/{p}"):  # (a gone process would make _children scan /proc)
+            with contextlib.suppress(OSError):
+                out.extend(_children(p))
+    return out
+
+
+def _communicate_own_time(proc: subprocess.Popen, timeout: float) -> tuple[bytes | None, bool]:
+    """pytest's output once it ends, and whether it ran out of time first: ``timeout`` seconds
+    of wall clock, plus the time the run was kept waiting for a CPU (:class:`RunHeld`), so a
+    loaded machine does not stop an honest notebook while a hang is stopped as on an idle one."""
+    held = RunHeld(proc.pid)
+    start = time.monotonic()
+    while True:
+        left = start + timeout + held.seconds() - time.monotonic()
+        if left <= 0:
+            return None, True
+        try:  # (communicate may be called again after its timeout; no output is lost)
+            out, _ = proc.communicate(timeout=min(2.0, left))
+            return out, False
+        except subprocess.TimeoutExpired:
+            continue
+
+
 def run_nbval(nb_path: Path, *, cell_timeout: float, timeout: float,
               extra_args: Sequence[str] = (), sandbox_config: sandbox.Config | None = None,
               startup_timeout: float = 300.0, usage: dict | None = None
@@ -538,9 +590,8 @@ def run_nbval(nb_path: Path, *, cell_timeout: float, timeout: float,
     proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             env=env, start_new_session=True)
     ended = "completed"
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    out, late = _communicate_own_time(proc, timeout)
+    if late:
         _kill_tree(proc)
         out, _ = proc.communicate()
         ended = "timeout"
@@ -612,7 +663,8 @@ def budget(key_wall_s: float, key_cpu_s: float) -> tuple[float, int]:
     what the key's whole run used; a sleeping hang burns none, so the cell's
     wall-clock limit stops it, at a few times the key's whole notebook plus an
     allowance for a loaded machine. The key's run is measured on the machine
-    that grades, at the time it grades, so a busy machine gets longer limits.
+    that grades, at the time it grades, so a busy machine gets longer limits;
+    and the time a kernel waits for a CPU does not count against a cell's limit.
     """
     cell = CELL_ALLOWANCE_S + CELL_FACTOR * max(0.0, key_wall_s)
     cpu = CPU_ALLOWANCE_S + CPU_FACTOR * max(0.0, key_cpu_s)
@@ -906,7 +958,8 @@ def _reason(run: CellRun, opts: Options, used_cpu: bool = False) -> str:
         return (f"it ran longer than {cell_timeout:g} s and did not answer an interrupt, or it "
                 "ended the Python kernel (os._exit, a crash)")
     if "Timeout" in run.message:
-        return f"it ran longer than {cell_timeout:g} s and was stopped"
+        return (f"it ran longer than {cell_timeout:g} s and was stopped (time spent waiting "
+                "for the grading machine's CPU does not count)")
     if "kernel died" in run.message:
         return ("the Python kernel died while it ran (os._exit, a crash, a resource limit, or "
                 "out of memory)")
