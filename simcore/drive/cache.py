@@ -56,7 +56,7 @@ import numpy as np
 
 from ..disk.access import HeadState, Mechanism, Plan, TrackPlan
 from .cache_background import BackgroundWork, _Stream, sector_end
-from .cache_config import DESTAGE, POLICIES, CacheConfig
+from .cache_config import DESTAGE, POLICIES, CacheConfig, segment_cap
 from .cache_destage import DestageWork
 from .cache_read_ahead import ReadAhead
 from .cache_segments import CLEAN, Segment, SegmentTable
@@ -140,7 +140,10 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         self.rev_ms = mechanism.rev_ms
         self.n_segments = config.segments
         self._write_back = config.write_back  # read on every miss (:meth:`_no_room`)
-        self.cap = config.segment_sectors
+        # a 4Kn drive's buffer and media move whole logical blocks: the segment, the
+        # read-ahead and where a stopped read-ahead or destage got to are counted in them
+        self._block = mechanism.format.block
+        self.cap = segment_cap(config.size_kib, config.segments, self._block)
         self.segments: list[Segment] = []
         self.stream: _Stream | None = None
         self.stop_wait = 0.0  # what the last stop of a read-ahead waited (seek, sector end)

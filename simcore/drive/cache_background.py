@@ -201,6 +201,8 @@ class BackgroundWork:
             on = None  # stopped before it began: its (queued) seek is all there is to wait for
         got = s.done_by(free) if track is None else track.done_by(free)
         n = s.stop_lba - s.lba if track is None else track.count
+        if self._block > 1:  # a 4Kn drive: the logical block in progress is not kept either
+            got -= got % self._block
         if on is not None and s.kind == "read" and not self.config.stop_in_sector:
             free = sector_end(on, free)
         if s.kind == "read":

@@ -14,10 +14,18 @@ from dataclasses import dataclass, fields, replace
 
 from ..disk.profile import DiskProfile
 
-__all__ = ["DESTAGE", "POLICIES", "CacheConfig"]
+__all__ = ["DESTAGE", "POLICIES", "CacheConfig", "segment_cap"]
 
 POLICIES = ("none", "track", "cylinder", "segment", "zero", "on-arrival", "track-ahead")
 DESTAGE = ("lru", "sptf")
+
+
+def segment_cap(size_kib: float, segments: int, block: int = 1) -> int:
+    """Sectors a segment holds when a ``size_kib`` buffer is split into ``segments``: whole
+    logical blocks of ``block`` sectors (8 on a 4Kn drive, whose buffer and media move whole
+    4 KiB blocks; :class:`~simcore.disk.sectors.SectorFormat`), one block at least."""
+    cap = int(size_kib * 2) // segments
+    return max(block, cap - cap % block)
 
 
 @dataclass(frozen=True)

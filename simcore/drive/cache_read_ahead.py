@@ -163,6 +163,8 @@ class ReadAhead:
             if self.config.read_any_free and req_start is not None:
                 keep_from = max(seg.start, req_start)
             ra = min(ra, keep_from + self.cap - x)
+        if self._block > 1:  # a 4Kn drive reads whole logical blocks (x starts one)
+            ra -= ra % self._block
         if ra <= 0:
             return
         if self.stream is not None:
@@ -193,6 +195,8 @@ class ReadAhead:
         """The host consumed a stream's data up to ``upto``: read on, seamlessly if still running.
         ``req_start``: the first LBA of the read that consumed it."""
         want = max(upto, upto + self._read_ahead(upto, self._live_start(s.seg, t), req_start))
+        if self._block > 1:  # a 4Kn drive reads whole logical blocks
+            want -= (want - upto) % self._block
         have = s.stop_lba
         if want <= have:
             return

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from .cache_config import CacheConfig
+from .cache_config import CacheConfig, segment_cap
 
 __all__ = ["SequentialStreams"]
 
@@ -64,7 +64,7 @@ class SequentialStreams:
             want = max(1, min(self.config.max_segments, len(set(recent))))
             if want != self.n_segments:
                 self.n_segments = want
-                self.cap = max(1, int(self.config.size_kib * 2) // want)
+                self.cap = segment_cap(self.config.size_kib, want, self._block)
                 self._counts["resegmented"] += 1
 
     def streams_seen(self) -> int:

@@ -173,7 +173,9 @@ class WriteIntake:
             seg.start, seg.end = lba, lba + sectors
             seg.written = True
             end = float(done[-1])
-            lost = end - plan.end_ms
+            # revolutions lost waiting for data (none: the last sector's time as the plan
+            # has it, which may differ from ``plan.end_ms`` in the last bit)
+            lost = end - plan.end_ms if end > plan.end_ms else 0.0
             return WriteService(end, plan.seek_ms + free - now, plan.rotation_ms + lost,
                                 plan.transfer_ms, got)
         self._retire_destage(now)
@@ -194,6 +196,20 @@ class WriteIntake:
             self._counts["waited_for_write_segment"] += 1
             seg = None
         room = late = None
+        if fresh:
+            end = lba + sectors  # (a clean segment's dirty_from is CLEAN: the first test)
+            older = [g for g in self.segments if g.dirty_from < end and lba < g.end
+                     and g.dirty_from < g.end]
+            if older:
+                # dirty data of another write under this one, which it does not append to:
+                # DiskSim 4.0 (disk_buffer_select_write_segment, disksim_diskcache.c) finds
+                # it uncleanable, a BUFFER_COLLISION, and the write waits until that data is
+                # on the platter; the older copy never lands on top of the newer
+                t_head = now = room = self._write_older(older, now, head)
+                if seg is not None and not seg.dirty:
+                    seg = None
+                if len(arrive_ms) and arrive_ms[0] < room:
+                    late = arrive_ms = np.maximum(arrive_ms, room)
         if fresh and self._no_room():
             # every segment holds dirty data: the write waits until a destage has cleaned
             # one (write_space said when its data may come)
@@ -254,6 +270,17 @@ class WriteIntake:
                 seg = self._pick_dirty([g for g in self.segments if g.dirty], t, head)
             self._destage(seg, t, head)
         return WriteService(None, arrive_ms=got if got is not None else late)
+
+    def _write_older(self, older: list[Segment], t: float, head: HeadState) -> float:
+        """Write the dirty segments ``older`` to the platter from ``t`` (a destage of one of
+        them under way, or any under way where destages are not stopped, runs to its end
+        first); returns when they are all written."""
+        self._counts["waited_for_older_data"] += 1
+        s = self._live(t)
+        if s is not None and s.kind == "write" and (s.seg in older
+                                                    or not self.config.preempt_destage):
+            t = max(t, self._finish_destage(s, head))
+        return self._write_out(older, t, head)
 
     def _stop_for_write(self, arrival: float, ready: float, head: HeadState) -> float:
         """With ``stop_adds_to_overhead``, stop a read-ahead for a write arriving at

@@ -32,6 +32,7 @@ from ..disk.profile import DiskProfile
 from ..records import WRITE, Completed, Request
 from ..sched import get_scheduler
 from .cache import FLUSH
+from .cache_config import segment_cap
 
 _new_tuple = tuple.__new__  # a NamedTuple from all its fields, as its constructor makes it
 PIO_GRAIN_SECTORS = 16  # PIO blocks the simulator moves per CPU slice when they are all ready
@@ -271,7 +272,7 @@ class Drive:
         cfg = cache.config
         cap = cache.cap
         if cfg.adaptive:  # the smallest segment re-segmenting can make
-            cap = min(cap, max(1, int(cfg.size_kib * 2) // cfg.max_segments))
+            cap = min(cap, segment_cap(cfg.size_kib, cfg.max_segments, cache._block))
         # the size first (few requests exceed a segment), in a list comprehension: one
         # loop, not a generator resumed per request; then only those need their op read
         too_large = [r for r in requests if r.sectors > cap]

@@ -1,0 +1,148 @@
+"""The drive firmware under option combinations nobody tried by hand.
+
+A bounded, seeded fuzz (``tests/helpers_firmware_fuzz.py``; ``tools/fuzz_firmware.py`` runs
+thousands of cases): random bundled profiles, every :class:`CacheConfig` option, every
+scheduler and small mixed workloads (reads, writes, FUA, FLUSH; sequential, rewrites,
+random; 1 sector to more than a segment; bursts and idle gaps), each on both engine paths.
+Then one regression test per failure the fuzzer found, each failing on the code before
+its fix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers_firmware_fuzz import check, draw
+
+import simcore
+from simcore.drive.cache import CacheConfig, SegmentCache
+from simcore.records import Request
+from simcore.stack import stack
+from simcore.workloads import OpenWorkload
+
+
+@pytest.mark.parametrize("block", range(6))
+def test_seeded_fuzz_cases_keep_every_invariant(block):
+    """60 seeded cases (10 per block, so a failure names its seeds): no crash but a
+    ValueError naming a rejected option, every request completed once, no negative phase,
+    the two engine paths' records identical, every FLUSH returning with nothing owed, no
+    acknowledged write left unwritten, never more segments than configured."""
+    failures = {}
+    for seed in range(90_000 + 10 * block, 90_000 + 10 * block + 10):
+        case = draw(seed)
+        problems = check(case)
+        if problems:
+            failures[seed] = (case.describe(), problems[:3])
+    assert not failures, failures
+
+
+# -- 4Kn drives: the firmware's own media work in whole logical blocks -----------------
+K4N = simcore.Mechanism(simcore.load_disk("hc310_4kn"))
+
+
+def test_a_4kn_drive_splits_its_buffer_into_whole_logical_blocks():
+    """64 KiB in 3 segments is 42 sectors each, five 4 KiB blocks and a part: a 4Kn drive's
+    segment holds the five (40 sectors); adaptive re-segmenting counts in blocks too."""
+    assert SegmentCache(CacheConfig(size_kib=64, segments=3), K4N).cap == 40
+    assert SegmentCache(CacheConfig(size_kib=64, segments=3),
+                        simcore.Mechanism(simcore.load_disk("hc310_512e"))).cap == 42
+    cache = SegmentCache(CacheConfig(size_kib=64, segments=1, adaptive=True,
+                                     stream_window=4), K4N)
+    for k in range(3):  # three streams: three segments
+        cache._note_stream(8000 * (k + 1), 8)
+    assert cache.n_segments == 3 and cache.cap == 40
+
+
+def _aligned_mix(cap, n, seed):
+    rng = np.random.default_rng(seed)
+    t, nxt, reqs = 0.0, 80_000, []
+    for i in range(n):
+        t += float(rng.exponential(0.4))
+        lba = nxt if rng.random() < 0.6 else int(rng.integers(0, cap // 8 - 64)) * 8
+        k = 8 * int(rng.integers(1, 9))
+        reqs.append(Request(i, t, "W" if rng.random() < 0.4 else "R", lba, k))
+        nxt = lba + k
+    return reqs
+
+
+def test_a_4kn_drive_reads_ahead_in_whole_logical_blocks():
+    """A read-ahead filling a 42-sector segment (64 KiB in 3) read 34 sectors past an
+    8-sector read, four blocks and a part: the media refused the part (AlignmentError, the
+    4Kn drive's rule for host requests) and the run died. Now it reads four blocks, and a
+    mixed run of aligned requests keeps every segment's end on a block."""
+    cfg = CacheConfig.from_profile(K4N.profile, size_kib=64, segments=3, write_back=True)
+    res = simcore.run(stack(K4N, cache=cfg), OpenWorkload(_aligned_mix(K4N.layout.capacity,
+                                                                       300, 4)))
+    assert len(res.records) == 300
+    cache = res.meta["built"].drives[0].cache
+    assert cache.stats["read_ahead_stopped"] > 0 and cache.stats["destages"] > 0
+    assert all(g.end % 8 == 0 for g in cache.segments)
+
+
+@pytest.mark.parametrize("after_ms", [0.005, 0.0093, 0.0151])
+def test_a_read_ahead_stopped_inside_a_4kn_block_keeps_whole_blocks(after_ms):
+    """A read-ahead stopped a few sector times (2 us each) into its run kept the sectors
+    read whole, ending the segment inside a 4 KiB block; the read-ahead a later full hit
+    starts from there (read_ahead_on_hit) asked the media for a part of a block and the run
+    died (AlignmentError). The block in progress is dropped, as the sector in progress
+    is (``SegmentCache.stop``)."""
+    cfg = CacheConfig.from_profile(K4N.profile, size_kib=256, segments=4,
+                                   read_ahead_on_hit=True)
+    first = Request(0, 0.0, "R", 80_000, 8)
+    end = simcore.run(stack(K4N, cache=cfg), OpenWorkload([first])).records[0].finish_ms
+    reqs = [first, Request(1, end + after_ms, "R", 4_000_000_000, 8),
+            Request(2, 40.0, "R", 80_000, 8)]
+    res = simcore.run(stack(K4N, cache=cfg), OpenWorkload(reqs))
+    cache = res.meta["built"].drives[0].cache
+    assert len(res.records) == 3 and cache.stats["read_ahead_stopped"] > 0
+    assert all(g.end % 8 == 0 for g in cache.segments)
+
+
+# -- the record's phases are never negative ---------------------------------------------
+def test_a_write_through_write_charges_no_negative_rotation():
+    """A FUA write whose data waits for nothing loses no revolution: its rotation is the
+    plan's, not the plan's plus the difference, in the last bit, between the plan's end and
+    its last sector's time (request 7 here was charged -7.8e-15 ms, found by the fuzzer)."""
+    mech = simcore.Mechanism(simcore.load_disk("maxtor92048u8"))
+    cfg = CacheConfig.from_profile(mech.profile, size_kib=32.5, separate_write_segment=True,
+                                   preempt_destage=False, read_hits_on_write_data=False)
+    reqs = [Request(0, 0.0, "W", 18865964, 35),
+            Request(1, 2.933133247454922, "W", 18865942, 16),
+            Request(2, 3.931282294180855, "W", 18865958, 3),
+            Request(3, 4.6254033849261305, "W", 25424272, 16, 0, True),
+            Request(4, 4.6254033849261305, "W", 28090331, 35),
+            Request(5, 13.67262795429595, "R", 31929894, 1),
+            Request(6, 15.09981227810372, "W", 7744418, 64),
+            Request(7, 15.851040869344697, "W", 7744482, 64, 0, True),
+            Request(8, 15.851040869344697, "W", 7744409, 8),
+            Request(9, 15.851040869344697, "R", 34618929, 64),
+            Request(10, 20.524051409630655, "R", 34618993, 1),
+            Request(11, 23.519222948345423, "R", 22052471, 64),
+            Request(12, 25.983038932500104, "W", 25424269, 16)]
+    res = simcore.run(stack(mech, scheduler="cscan", cache=cfg), OpenWorkload(reqs))
+    assert len(res.records) == 13
+    assert min(r.rotation_ms for r in res.records) >= 0.0
+
+
+# -- write-back never lands an older copy on top of a newer one ------------------------
+@pytest.mark.parametrize("destage", ["lru", "sptf"])
+@pytest.mark.parametrize("path", ["run", "event loop"])
+def test_a_write_over_dirty_data_waits_until_that_data_is_written(destage, path):
+    """Write 1 is buffered in a segment of its own while write 0's destage runs; write 2,
+    larger than a 16-sector segment, starts inside write 1's dirty data without appending
+    to it. It took a fresh segment at once and, bigger than a segment, was destaged at
+    once: write 1's older copy of sectors 1004-1007 was destaged after it and stayed on
+    the platter. As DiskSim 4.0 (a BUFFER_COLLISION in
+    ``disk_buffer_select_write_segment``), write 2 now waits until write 1 is written."""
+    from helpers_firmware_fuzz import Case, Ledger, _one_run
+
+    reqs = [Request(0, 0.0, "W", 5_000_000, 8), Request(1, 0.0, "W", 1000, 8),
+            Request(2, 0.0, "W", 1004, 40), Request(3, 30.0, "F", 0, 1)]
+    case = Case(0, "maxtor92048u8", {"size_kib": 16, "segments": 2, "destage": destage},
+                "fcfs", reqs)
+    ledger = Ledger()
+    with ledger.patched():
+        drive, records = _one_run(case, case.config(), path, ledger)
+    assert len(records) == 4 and ledger.owed_at_flush == [0] and not ledger.owed
+    assert not ledger.stale(), f"older data on sectors {ledger.stale()}"
+    assert drive.cache.stats["waited_for_older_data"] == 1
