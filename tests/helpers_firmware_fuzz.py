@@ -45,13 +45,16 @@ class Case:
     overrides: dict[str, Any]
     scheduler: str
     requests: list[Request] = field(repr=False)
+    interface: Any = None  # a Port (None: the drive's own ideal bus)
 
     def config(self) -> CacheConfig:
         return CacheConfig.from_profile(mechanism(self.profile).profile, **self.overrides)
 
     def describe(self) -> str:
         ops = "".join(r.op if not r.fua else "U" for r in self.requests)
-        return (f"seed={self.seed} profile={self.profile} scheduler={self.scheduler} "
+        port = "" if self.interface is None else f" interface={self.interface.mode.name}" \
+            f"/{self.interface.hold}/{self.interface.mode.transfer_ns:g}ns"
+        return (f"seed={self.seed} profile={self.profile} scheduler={self.scheduler}{port} "
                 f"overrides={self.overrides} ops={ops}")
 
 
@@ -107,7 +110,9 @@ def _draw_requests(rng: np.random.Generator, capacity: int, seg_sectors: int,
             continue
         k = int(rng.choice([1, 1, 2, 8, 16, 64, max(1, seg_sectors), big,
                             int(rng.integers(1, big + 1))]))
-        k = max(1, min(k, capacity))
+        # (at most 4096 sectors: a write far larger than a segment costs the feed of its
+        # data time quadratic in its length, seconds for 32 MiB; see write_feed.feed_write)
+        k = max(1, min(k, capacity, 4096))
         v = rng.random()
         if v < 0.4:
             lba = last_lba + last_n  # sequential
@@ -128,11 +133,28 @@ def _draw_requests(rng: np.random.Generator, capacity: int, seg_sectors: int,
     return reqs
 
 
+def _draw_port(rng: np.random.Generator):
+    """The drive's own ideal bus most of the time; else an ideal one of another speed
+    (slower than the media too), or a real mode (PIO, DMA, SCSI; only SimPy's loop)."""
+    from simcore.drive.interface import MODES, Port
+
+    u = rng.random()
+    if u < 0.6:
+        return None
+    if u < 0.8:
+        return Port.ideal(float(rng.choice([2.0, 16.0, 100.0, 3000.0])))
+    names = sorted(MODES)
+    return Port.of(names[int(rng.integers(len(names)))],
+                   multcount=int(rng.choice([1, 8, 16])),
+                   hold=str(rng.choice(["command", "transfer"])))
+
+
 def draw(seed: int) -> Case:
     rng = np.random.default_rng(seed)
     profile = PROFILES[int(rng.integers(len(PROFILES)))]
     overrides = _draw_overrides(rng)
     scheduler = SCHEDULERS[int(rng.integers(len(SCHEDULERS)))]
+    port = _draw_port(rng)
     mech = mechanism(profile)
     try:
         seg = CacheConfig.from_profile(mech.profile, **overrides).segment_sectors
@@ -140,7 +162,7 @@ def draw(seed: int) -> Case:
         seg = 64
     align = mech.profile.logical_sector_bytes // 512
     reqs = _draw_requests(rng, mech.layout.capacity, seg, align)
-    return Case(seed, profile, overrides, scheduler, reqs)
+    return Case(seed, profile, overrides, scheduler, reqs, port)
 
 
 class Ledger:
@@ -240,7 +262,8 @@ def _one_run(case: Case, cfg: CacheConfig, path: str, ledger: Ledger):
     from simcore.stack import stack
     from simcore.workloads import OpenWorkload
 
-    stk = stack(mechanism(case.profile), scheduler=case.scheduler, cache=cfg)
+    stk = stack(mechanism(case.profile), scheduler=case.scheduler, cache=cfg,
+                interface=case.interface)
     wl = OpenWorkload(case.requests)
     if path == "run":
         res = simcore.run(stk, wl)

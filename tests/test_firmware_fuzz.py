@@ -21,9 +21,9 @@ from simcore.stack import stack
 from simcore.workloads import OpenWorkload
 
 
-@pytest.mark.parametrize("block", range(6))
+@pytest.mark.parametrize("block", range(8))
 def test_seeded_fuzz_cases_keep_every_invariant(block):
-    """60 seeded cases (10 per block, so a failure names its seeds): no crash but a
+    """80 seeded cases (10 per block, so a failure names its seeds): no crash but a
     ValueError naming a rejected option, every request completed once, no negative phase,
     the two engine paths' records identical, every FLUSH returning with nothing owed, no
     acknowledged write left unwritten, never more segments than configured."""
@@ -146,3 +146,96 @@ def test_a_write_over_dirty_data_waits_until_that_data_is_written(destage, path)
     assert len(records) == 4 and ledger.owed_at_flush == [0] and not ledger.owed
     assert not ledger.stale(), f"older data on sectors {ledger.stale()}"
     assert drive.cache.stats["waited_for_older_data"] == 1
+
+
+@pytest.mark.parametrize("destage", ["lru", "sptf"])
+@pytest.mark.parametrize("path", ["run", "event loop"])
+def test_an_appending_write_over_another_segments_dirty_data_waits(destage, path):
+    """Write 3 appends to write 2's segment and, 24 sectors long, reaches into write 1's
+    dirty data in another segment; too large for its segment, it was destaged at once and
+    write 1's older copy of sectors 1016-1023 landed after it. An append collides with
+    another segment's dirty data as a fresh write does, and waits for it."""
+    from helpers_firmware_fuzz import Case, Ledger, _one_run
+
+    reqs = [Request(0, 0.0, "W", 5_000_000, 8), Request(1, 0.0, "W", 1016, 8),
+            Request(2, 0.0, "W", 1000, 8), Request(3, 0.0, "W", 1008, 24),
+            Request(4, 30.0, "F", 0, 1)]
+    case = Case(0, "maxtor92048u8", {"size_kib": 32, "segments": 4, "destage": destage},
+                "fcfs", reqs)
+    ledger = Ledger()
+    with ledger.patched():
+        drive, records = _one_run(case, case.config(), path, ledger)
+    assert len(records) == 5 and ledger.owed_at_flush == [0] and not ledger.owed
+    assert not ledger.stale(), f"older data on sectors {ledger.stale()}"
+    assert drive.cache.stats["waited_for_older_data"] == 1
+
+
+def test_a_fua_write_after_a_destage_ended_unnoticed_finds_its_segment_clean():
+    """One segment; a FUA write arrives just before the destage of the write before it
+    ends, and takes the cache once its overhead is over, after that end, the destage not yet
+    retired: the segment looked dirty, the wait for room retired the destage and then
+    looked for a dirty segment to write out among none (ValueError: min() of an empty
+    sequence). The ended destage is retired first: the segment is clean, nothing waits."""
+    mech = simcore.Mechanism(simcore.load_disk("atlas10k"))
+    cfg = CacheConfig.from_profile(mech.profile, size_kib=8, segments=1, write_back=True)
+    first = [Request(0, 0.0, "W", 3_000_000, 8)]
+    end = simcore.run(stack(mech, cache=cfg), OpenWorkload(first)).meta["end_ms"]
+    half = mech.profile.overheads.write(True) / 2
+    reqs = [*first, Request(1, end - half, "W", 9_000_000, 8, 0, True)]
+    for path in ("run", "event loop"):
+        from helpers_firmware_fuzz import Case, Ledger, _one_run
+
+        case = Case(0, "atlas10k", {"size_kib": 8, "segments": 1, "write_back": True},
+                    "fcfs", reqs)
+        drive, records = _one_run(case, case.config(), path, Ledger())
+        assert len(records) == 2 and drive.cache.stats["waited_for_room"] == 0
+
+
+@pytest.mark.parametrize("n", [16, 32])
+def test_a_stop_waiting_a_hair_below_zero_charges_no_negative_seek(n):
+    """With ``stop_in_sector`` False the head is free at the next sector boundary, which
+    rounding may put a hair before the stop: the stop's wait is then -1e-14 ms, and with
+    ``stop_adds_to_overhead`` the media start ``(free - wait) + wait`` a hair below the end
+    of the overhead. A write through (request 14 of the first 16) and a read miss (request
+    31 of 32) were charged seeks of -1.4e-14 and -2.8e-14 ms (found by the fuzzer);
+    neither goes below zero now."""
+    mech = simcore.Mechanism(simcore.load_disk("wd800jd"))
+    cfg = CacheConfig.from_profile(mech.profile, size_kib=16, segments=4,
+                                   min_read_ahead_kib=64, read_hits_on_write_data=False,
+                                   read_ahead_over_requested=True, stop_in_sector=False,
+                                   stop_adds_to_overhead=True)
+    reqs = [Request(0, 0.6517300774121468, "W", 30351815, 8),
+            Request(1, 2.607773513456043, "W", 30351807, 16),
+            Request(2, 2.607773513456043, "R", 112073112, 8),
+            Request(3, 2.607773513456043, "F", 0, 1),
+            Request(4, 6.575146273708204, "R", 41030192, 1),
+            Request(5, 12.698875918895538, "R", 41030194, 8),
+            Request(6, 12.698875918895538, "R", 41030195, 1),
+            Request(7, 12.698875918895538, "R", 41030196, 8),
+            Request(8, 13.464236810517392, "W", 122580091, 2),
+            Request(9, 14.483001717536641, "R", 122580093, 8),
+            Request(10, 14.483001717536641, "W", 122580099, 1),
+            Request(11, 18.97685300764814, "R", 122580100, 1),
+            Request(12, 18.97685300764814, "W", 131405731, 19, 0, True),
+            Request(13, 19.6173938966424, "R", 131405750, 1),
+            Request(14, 19.6173938966424, "W", 131405751, 1),
+            Request(15, 19.775508044341215, "R", 81894219, 8),
+            Request(16, 19.775508044341215, "W", 58637320, 19, 0, True),
+            Request(17, 21.945553940954564, "R", 58637330, 1),
+            Request(18, 23.553159692591414, "R", 58637331, 8),
+            Request(19, 23.553159692591414, "W", 58637339, 18),
+            Request(20, 25.164862276299388, "R", 58637357, 1),
+            Request(21, 34.1975058067912, "R", 16342180, 16),
+            Request(22, 99.2146792091029, "R", 16342196, 19),
+            Request(23, 99.2146792091029, "W", 98087100, 8),
+            Request(24, 100.31433054817442, "W", 98087096, 19),
+            Request(25, 100.31433054817442, "W", 98087115, 16),
+            Request(26, 100.31433054817442, "W", 41030185, 2),
+            Request(27, 102.14031115277392, "F", 0, 1),
+            Request(28, 102.56449527888589, "W", 154067911, 64),
+            Request(29, 122.75174467152983, "R", 154067975, 8),
+            Request(30, 123.09459678559347, "R", 47869406, 10),
+            Request(31, 123.88370513265464, "R", 47869399, 19)]
+    res = simcore.run(stack(mech, scheduler="sstf", cache=cfg), OpenWorkload(reqs[:n]))
+    assert len(res.records) == n
+    assert [r.id for r in res.records if not r.seek_ms >= 0.0] == []

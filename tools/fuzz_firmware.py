@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", default="0:500", help="first:last (exclusive)")
     ap.add_argument("--show", type=int, default=2, help="cases printed per kind of failure")
     ap.add_argument("--timeout", type=int, default=20, help="seconds per case")
+    ap.add_argument("--slow", type=float, default=2.0, help="report cases taking longer (s)")
     args = ap.parse_args(argv)
     lo, hi = (int(x) for x in args.seeds.split(":"))
     signal.signal(signal.SIGALRM, _alarm)
@@ -40,12 +41,19 @@ def main(argv: list[str] | None = None) -> int:
     for seed in range(lo, hi):
         case = draw(seed)
         signal.alarm(args.timeout)
+        c0 = time.process_time()
         try:
             problems = check(case)
         except _Timeout:
             problems = [f"timeout after {args.timeout} s"]
         finally:
             signal.alarm(0)
+        took = time.process_time() - c0
+        if took > args.slow:
+            print(f"slow: seed {seed} took {took:.1f} s CPU", flush=True)
+        if (seed - lo) % 250 == 249:
+            print(f"... {seed - lo + 1} cases, {time.process_time() - t0:.0f} s CPU",
+                  flush=True)
         if problems:
             # the kind: the first problem with its numbers blanked out
             kind = re.sub(r"[-\d.e]+", "#", problems[0])[:140]

@@ -340,7 +340,9 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
             seg.start = ring
         seg.last_used = self._tick
         seg.ready_ms = plan.end_ms
-        waited = free - ready_ms
+        # (never below zero: a stop's wait may be a hair below it, where the next sector
+        # boundary rounds to just before the stop, and free a hair below ready_ms)
+        waited = free - ready_ms if free > ready_ms else 0.0
         return ReadService(kind, ready, seek + waited, rot, xfer, plan.end_ms, seg, plan)
 
 

@@ -103,7 +103,9 @@ class DestageWork:
         holding dirty data (``disk_buffer_select_write_segment``,
         ``disk_buffer_select_read_segment`` in ``disksim_diskcache.c``): the request
         waits, disconnected, until a destage has ended and left a segment clean."""
-        self._counts["waited_for_room"] += 1
+        self._live(t)  # (a destage ended by ``t`` is retired first: it left a segment clean)
+        if self._no_room():
+            self._counts["waited_for_room"] += 1
         while self._no_room():
             s = self._live(t)
             if s is not None and s.kind == "write":

@@ -176,7 +176,10 @@ class WriteIntake:
             # revolutions lost waiting for data (none: the last sector's time as the plan
             # has it, which may differ from ``plan.end_ms`` in the last bit)
             lost = end - plan.end_ms if end > plan.end_ms else 0.0
-            return WriteService(end, plan.seek_ms + free - now, plan.rotation_ms + lost,
+            # (the stop's wait, a hair below zero where a sector boundary rounds below the
+            # stop, must not make the seek negative either)
+            wait = free - now if free > now else 0.0
+            return WriteService(end, plan.seek_ms + wait, plan.rotation_ms + lost,
                                 plan.transfer_ms, got)
         self._retire_destage(now)
         seg = self._write_segment(lba)
@@ -196,20 +199,21 @@ class WriteIntake:
             self._counts["waited_for_write_segment"] += 1
             seg = None
         room = late = None
-        if fresh:
-            end = lba + sectors  # (a clean segment's dirty_from is CLEAN: the first test)
-            older = [g for g in self.segments if g.dirty_from < end and lba < g.end
-                     and g.dirty_from < g.end]
-            if older:
-                # dirty data of another write under this one, which it does not append to:
-                # DiskSim 4.0 (disk_buffer_select_write_segment, disksim_diskcache.c) finds
-                # it uncleanable, a BUFFER_COLLISION, and the write waits until that data is
-                # on the platter; the older copy never lands on top of the newer
-                t_head = now = room = self._write_older(older, now, head)
-                if seg is not None and not seg.dirty:
-                    seg = None
-                if len(arrive_ms) and arrive_ms[0] < room:
-                    late = arrive_ms = np.maximum(arrive_ms, room)
+        end = lba + sectors  # (a clean segment's dirty_from is CLEAN: the first test)
+        older = [g for g in self.segments if g.dirty_from < end and lba < g.end
+                 and g.dirty_from < g.end and (fresh or g is not seg)]
+        if older:
+            # dirty data of an earlier write under this one, which it does not append to
+            # (an append may reach into another segment's): DiskSim 4.0
+            # (disk_buffer_select_write_segment, disksim_diskcache.c) finds it uncleanable,
+            # a BUFFER_COLLISION, and the write waits until that data is on the platter;
+            # the older copy never lands on top of the newer
+            t_head = now = room = self._write_older(older, now, head)
+            if seg is not None and not seg.dirty:
+                seg = None
+                fresh = True
+            if len(arrive_ms) and arrive_ms[0] < room:
+                late = arrive_ms = np.maximum(arrive_ms, room)
         if fresh and self._no_room():
             # every segment holds dirty data: the write waits until a destage has cleaned
             # one (write_space said when its data may come)
