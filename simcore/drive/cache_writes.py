@@ -69,6 +69,22 @@ class WriteIntake:
                 return seg
         return None
 
+    def _write_target(self, lba: int, end: int) -> tuple[Segment | None, list[Segment]]:
+        """:meth:`_write_segment`'s answer for a write of ``[lba, end)``, and the segments
+        whose dirty data lies under it (one scan: it runs on every buffered write). The
+        segment a write appends to ends at ``lba``: never among them."""
+        seg = None
+        older = []
+        for g in self.segments:
+            df = g.dirty_from
+            if df >= g.end:  # clean (Segment.dirty, inlined)
+                continue
+            if seg is None and g.start <= lba <= g.end and lba >= df:
+                seg = g
+            if df < end and lba < g.end:
+                older.append(g)
+        return seg, older
+
     def _retire_destage(self, now: float) -> None:
         """Retire a destage that has ended by ``now``, before a write picks its segment.
 
@@ -182,14 +198,14 @@ class WriteIntake:
             return WriteService(end, plan.seek_ms + wait, plan.rotation_ms + lost,
                                 plan.transfer_ms, got)
         self._retire_destage(now)
-        seg = self._write_segment(lba)
+        seg, older = self._write_target(lba, lba + sectors)
         if not self.config.write_prebuffering:
             w = self._destage_in_way(now, seg, lba)
             if w is not None:
                 # DiskSim without "Allow write prebuffering": the write waits for the head,
                 # which the destage under way keeps until all its data is on the platter
                 t_head = now = max(now, self._finish_destage(w, head))
-                seg = self._write_segment(lba)
+                seg, older = self._write_target(lba, lba + sectors)
         fresh = seg is None or lba != seg.end
         wseg = self._wseg
         if fresh and wseg is not None and wseg.dirty:
@@ -198,10 +214,8 @@ class WriteIntake:
             t_head = now = max(now, self.flush(now, head))
             self._counts["waited_for_write_segment"] += 1
             seg = None
+            older = []  # (the flush left nothing dirty)
         room = late = None
-        end = lba + sectors  # (a clean segment's dirty_from is CLEAN: the first test)
-        older = [g for g in self.segments if g.dirty_from < end and lba < g.end
-                 and g.dirty_from < g.end and (fresh or g is not seg)]
         if older:
             # dirty data of an earlier write under this one, which it does not append to
             # (an append may reach into another segment's): DiskSim 4.0
