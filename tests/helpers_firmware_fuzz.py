@@ -248,9 +248,17 @@ def _check_records(records, requests, tag: str) -> list[str]:
         dup = {i for i in ids if ids.count(i) > 1}
         bad.append(f"{tag}: completions wrong (missing {sorted(missing)[:5]}, "
                    f"twice {sorted(dup)[:5]})")
+    prev = None
     for rec in records:
         if not rec.finish_ms >= rec.arrival_ms or not rec.start_ms >= rec.arrival_ms:
             bad.append(f"{tag}: request {rec.id} ends before it arrives or starts")
+        if prev is not None and not rec.start_ms >= prev.finish_ms:
+            bad.append(f"{tag}: request {rec.id} starts before request {prev.id} ends")
+        prev = rec
+        parts = sum(getattr(rec, p) for p in PHASES[:-1])
+        if abs(parts - rec.response_ms) > 1e-6:
+            bad.append(f"{tag}: request {rec.id}'s phases sum to {parts - rec.response_ms:+g} "
+                       f"ms past its response: {rec}")
         neg = [p for p in PHASES if not getattr(rec, p) >= 0.0]
         if neg:
             bad.append(f"{tag}: request {rec.id} has negative {', '.join(neg)}: {rec}")
@@ -313,4 +321,9 @@ def check(case: Case) -> list[str]:
             problems.append(f"the two paths differ from record {diff}: "
                             f"{a[diff] if diff < len(a) else None} vs "
                             f"{b[diff] if diff < len(b) else None}")
+        sa, sb = results["run"][0].cache.stats, results["event loop"][0].cache.stats
+        if sa != sb:
+            keys = sorted(k for k in set(sa) | set(sb) if sa[k] != sb[k])
+            problems.append(f"the two paths' cache stats differ: "
+                            f"{ {k: (sa[k], sb[k]) for k in keys} }")
     return problems

@@ -239,3 +239,34 @@ def test_a_stop_waiting_a_hair_below_zero_charges_no_negative_seek(n):
     res = simcore.run(stack(mech, scheduler="sstf", cache=cfg), OpenWorkload(reqs[:n]))
     assert len(res.records) == n
     assert [r.id for r in res.records if not r.seek_ms >= 0.0] == []
+
+
+# -- a read larger than its segment over a slow or PIO interface ------------------------
+def _phase_gap(rec):
+    parts = (rec.queue_ms + rec.overhead_ms + rec.seek_ms + rec.rotation_ms
+             + rec.transfer_ms + rec.interface_ms)
+    return parts - rec.response_ms
+
+
+@pytest.mark.parametrize("mode, multcount", [("pio4", 1), ("pio4", 16), ("udma2", 1)])
+def test_a_read_larger_than_its_segment_has_phases_that_add_up(mode, multcount):
+    """A 4-sector segment (32.5 KiB in 16) and reads of 10 sectors: a miss, then the same
+    sectors again, a full hit (the segment keeps a whole request larger than itself). The
+    ring rule (a sector a segment past another enters the buffer once that one has gone)
+    was applied to the hit's sectors, all buffered already, charging it revolutions it
+    never spent; and PIO bursts drained sectors the ring had not let in yet, whose lost
+    revolutions were then charged but not spent (rotation 6 ms, the service 0.7 ms). Now a
+    full hit loses no revolution, a PIO burst stops a segment past its first sector, and a
+    DRQ block is never larger than a segment: every record's phases add up to its
+    response."""
+    from simcore.drive.interface import Port
+
+    mech = simcore.Mechanism(simcore.load_disk("atlas10k2"))
+    cfg = CacheConfig.from_profile(mech.profile, size_kib=32.5)
+    reqs = [Request(0, 0.0, "R", 10841555, 10), Request(1, 50.0, "R", 10841555, 10)]
+    port = Port.of(mode, multcount=multcount, hold="transfer")
+    res = simcore.run(stack(mech, cache=cfg, interface=port), OpenWorkload(reqs))
+    assert res.meta["built"].drives[0].cache.cap == 4
+    miss, hit = sorted(res.records, key=lambda r: r.id)
+    assert abs(_phase_gap(miss)) < 1e-9
+    assert hit.cache_hit and hit.rotation_ms == 0.0 and abs(_phase_gap(hit)) < 1e-9

@@ -778,12 +778,16 @@ class Drive:
         # only a miss waits for the read water mark: the drive disconnected and reconnects
         # once that much is in; a hit of any kind keeps the bus and sends what is there
         mark = svc.kind == "miss"
+        # a full hit's sectors are all in the buffer already: the ring holds back none of
+        # them (only sectors still to come from the media wait for room, _ring_stall)
+        ring = svc.kind != "hit"
         if port.is_pio:
-            sent, ready = yield from self._pio_in(req, svc.ready_ms, svc.plan)
+            sent, ready = yield from self._pio_in(req, svc.ready_ms, svc.plan, ring)
         elif port.hold == "transfer" and req.sectors <= cache.cap:
             sent, ready = yield from self._dma_burst(svc.ready_ms, start, mark)
         else:
-            sent, ready = yield from self._dma_in(req, svc.ready_ms, start, mark, svc.plan)
+            sent, ready = yield from self._dma_in(req, svc.ready_ms, start, mark, svc.plan,
+                                                  ring)
         # the media part ended with the last sector (later if the ring made it lose turns);
         # the read holds its segment's read-ahead until its completion is sent: DiskSim 4.0
         # flags COMPLETION_SENT as its last transfer ends (disk_request_complete, called from
@@ -861,7 +865,8 @@ class Drive:
         return True
 
     def _dma_in(self, req: Request, ready: np.ndarray, start_ms: float = 0.0,
-                watermark: bool = True, plan: Plan | TrackPlan | None = None):
+                watermark: bool = True, plan: Plan | TrackPlan | None = None,
+                ring: bool = True):
         env, chan, b = self.env, self.channel, self._bus_ms
         n = len(ready)
         if self.port.hold == "transfer" and n <= self.cache.cap:
@@ -895,12 +900,13 @@ class Drive:
                     chan.note(self.name, "data", s2, env.now)
                     self._note("bus", s2, env.now)
                 k = end
-                self._ring_stall(ready, drained, k, plan)
+                if ring:
+                    self._ring_stall(ready, drained, k, plan)
             return drained, ready
         t0 = max(env.now, start_ms)
         while True:
             drained = (idx + 1) * b + np.maximum(t0, np.maximum.accumulate(ready - idx * b))
-            if not self._ring_stall(ready, drained, n, plan):
+            if not ring or not self._ring_stall(ready, drained, n, plan):
                 break
         end = float(drained[-1])
         if end > env.now:
@@ -956,12 +962,14 @@ class Drive:
         return s2, ready
 
     def _pio_in(self, req: Request, ready: np.ndarray,
-                plan: Plan | TrackPlan | None = None):
+                plan: Plan | TrackPlan | None = None, ring: bool = True):
         env, port = self.env, self.port
         n = len(ready)
         ready = ready.copy()
         drained = np.empty(n)
-        m = port.multcount
+        # a DRQ block is buffered whole before it goes: never more than a segment (a drive
+        # takes no multiple count its buffer cannot hold)
+        m = min(port.multcount, self.cache.cap)
         grain = max(m, PIO_GRAIN_SECTORS)
         word_ms = port.pio_word_us(False) * 256 / 1000.0
         irq_ms = port.costs.irq_us / 1000.0
@@ -973,16 +981,20 @@ class Drive:
             if t_irq > env.now:
                 yield env.timeout(t_irq - env.now)
             blocks = 1
+            # a sector a segment past the burst's first enters the buffer only once that
+            # one has gone (_ring_stall): the burst of ready blocks stops before it
+            limit = k + self.cache.cap if ring and n > self.cache.cap else n
             while end < n and end - k < grain:
                 nxt = min(end + m, n)
-                if ready[nxt - 1] > env.now:
+                if ready[nxt - 1] > env.now or nxt > limit:
                     break
                 end, blocks = nxt, blocks + 1
             t0 = yield from self._pio_burst(req, blocks, blocks * irq_ms + (end - k) * word_ms,
                                             drq_ms, blocks)
             drained[k:end] = np.linspace(t0, env.now, end - k + 1)[1:]
             k = end
-            self._ring_stall(ready, drained, k, plan)
+            if ring:
+                self._ring_stall(ready, drained, k, plan)
         return drained, ready
 
     def _pio_burst(self, req: Request, blocks: int, cpu_ms: float, drq_ms: float, irqs: int):
