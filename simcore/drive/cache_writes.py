@@ -11,7 +11,11 @@ appends to.
 
 A write with Force Unit Access (``Request.fua``; ATA/ACS-3 and SBC-3 semantics) bypasses the
 write-back: it is written through to the media, and only after any dirty data it overlaps has
-been written first, so an older copy can never land on top of it.
+been written first, so an older copy can never land on top of it. A buffered write does the
+same with dirty data of another segment under it (one it does not append to): DiskSim 4.0
+calls that a collision (``BUFFER_COLLISION`` in ``disk_buffer_select_write_segment``,
+``disksim_diskcache.c``) and the write waits until the older data is on the platter
+(``stats["waited_for_older_data"]``).
 
 With a destage running, simcore by default lets the data of a new write into a free segment
 at once. DiskSim 4.0's drives do not: without "Allow write prebuffering", as in all ten of its
