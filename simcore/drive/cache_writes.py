@@ -78,7 +78,9 @@ class WriteIntake:
         whose dirty data lies under it (one scan: it runs on every buffered write). The
         segment a write appends to ends at ``lba``: never among them."""
         seg = None
-        older = []
+        older: list[Segment] = []
+        if not self._marked:  # no segment holds dirty data
+            return seg, older
         for g in self.segments:
             df = g.dirty_from
             if df >= g.end:  # clean (Segment.dirty, inlined)
