@@ -78,7 +78,8 @@ def style_race_paths(fig: go.Figure, names: Sequence[str], cylinders: int,
     n = len(names)
     gap = 0.04
     h = (1.0 - gap * (n - 1)) / n
-    layout: dict = {"xaxis": dict(title="time (ms)", range=[0, until_ms] if until_ms else None,
+    layout: dict = {"xaxis": dict(title="time (ms); each row: the arm's cylinder under one policy",
+                                  range=[0, until_ms] if until_ms else None,
                                   anchor="y" if n == 1 else f"y{n}")}
     for k, name in enumerate(names):
         top = 1.0 - k * (h + gap)
