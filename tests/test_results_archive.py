@@ -3,7 +3,8 @@ the code produces today.
 
 The machinery is tested on a toy experiment (stale sweeps refused, edited rows caught, an
 interrupted run resumed); the real archive (placement's 125-point full run, about 2.5
-CPU-hours) is checked by replaying its sample of points in full and comparing bit for bit.
+CPU-hours) is checked by replaying its sample of points in full and comparing every value,
+floats to archive.FLOAT_REL (relative).
 """
 
 from __future__ import annotations
@@ -72,6 +73,21 @@ def test_an_edited_row_is_caught(toy):
     assert len(problems) == 1 and problems[0].startswith("point 2 ") and "square" in problems[0]
 
 
+def test_a_float_moved_beyond_its_last_digits_is_caught(toy):
+    """A float may differ from the archived one only in its last digits (FLOAT_REL): a change
+    of a millionth is a different number; an int or a string must match exactly."""
+    p = archive.build("toy", log=None)
+    data = json.loads(p.read_text())
+    half = data["points"][1]["row"]["half"]
+    data["points"][1]["row"]["half"] = half * (1 + 1e-6)
+    data["points"][2]["row"]["half"] *= 1 + 1e-12  # summation noise: the same number
+    p.write_text(json.dumps(data))
+    problems = archive.verify("toy", which=[1, 2])
+    assert len(problems) == 1 and problems[0].startswith("point 1 ") and "half" in problems[0]
+    assert not archive._same(1, 1.0) and not archive._same([1.0], [1.0, 2.0])
+    assert archive._same({"a": [0.5, "x"]}, {"a": [0.5 * (1 + 1e-12), "x"]})
+
+
 def test_points_outside_the_archive_are_refused(toy):
     archive.build("toy", log=None)
     with pytest.raises(ValueError, match=r"\[7\] are not in the archive of 'toy' \(0 to 3\)"):
@@ -104,10 +120,10 @@ def test_placement_archive_is_current():
     assert len(archive.rows("placement")) == 125
 
 
-def test_placement_archive_sample_replays_bit_for_bit():
+def test_placement_archive_sample_replays_its_rows():
     """Seed 003 §3.5's full run: the sampled points replayed in full mode (a minute or two each)
-    must give the archived rows exactly, or the book is showing numbers the code no longer
-    makes."""
+    must give the archived rows (floats to their last digits, archive.FLOAT_REL), or the book
+    is showing numbers the code no longer makes."""
     which = archive.sample("placement")
     assert len(which) >= 2
     with ProcessPoolExecutor(max_workers=2) as pool:
