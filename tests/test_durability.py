@@ -209,6 +209,25 @@ def _mixed_with_fua_and_flush(cap, n, seed, seq=0.8, rate=150.0, reads=0.3):
     return reqs
 
 
+def _run_on(path: str, stk, wl: OpenWorkload):
+    """Run ``wl`` on the stack by one engine path ("serve_open": the event-free one that
+    simcore.run takes; "event loop": SimPy's) and check that path was the one taken; returns
+    the drive and its records."""
+    from simcore.engine import _feed_open, start
+
+    if path == "serve_open":
+        res = simcore.run(stk, wl)
+        drive, records = res.meta["built"].drives[0], res.records
+        assert drive._open_served
+    else:
+        built = start(stk)
+        built.env.process(_feed_open(built.env, built.top, wl.requests))
+        built.env.run()
+        drive, records = built.drives[0], built.completed
+        assert not drive._open_served
+    return drive, records
+
+
 @pytest.mark.parametrize("seed", [8, 9, 11, 12])
 @pytest.mark.parametrize("destage", ["lru", "sptf"])
 @pytest.mark.parametrize("rule", ["simcore", "disksim"])
@@ -221,7 +240,6 @@ def test_every_acknowledged_write_reaches_the_platter(monkeypatch, seed, destage
     end every acknowledged write's sectors are on it (the buffer holds nothing dirty).
     Writes append to segments whose destage may end while the write is being taken (the
     race in ``test_a_write_appending_as_the_destage_ends_is_destaged``)."""
-    from simcore.engine import _feed_open, start
     from simcore.stack import stack
 
     mech = simcore.Mechanism(simcore.load_disk("atlas10k"))
@@ -231,17 +249,7 @@ def test_every_acknowledged_write_reaches_the_platter(monkeypatch, seed, destage
                                    write_back=True, destage=destage,
                                    write_prebuffering=rule == "simcore",
                                    preempt_destage=rule == "simcore")
-    stk = stack(mech, scheduler="sptf", cache=cfg)
-    if path == "serve_open":
-        res = simcore.run(stk, wl)
-        drive, records = res.meta["built"].drives[0], res.records
-        assert drive._open_served
-    else:
-        built = start(stk)
-        built.env.process(_feed_open(built.env, built.top, wl.requests))
-        built.env.run()
-        drive, records = built.drives[0], built.completed
-        assert not drive._open_served
+    drive, records = _run_on(path, stack(mech, scheduler="sptf", cache=cfg), wl)
     assert len(records) == len(wl.requests)
     assert drive.cache.stats["fua_writes"] > 0 and ledger.flushes >= 14
     assert ledger.owed_at_flush == [0] * ledger.flushes
@@ -267,7 +275,6 @@ def test_adaptive_segments_with_write_back_keep_every_acknowledged_write(monkeyp
     keeps one to give the request (it used to shed them all and find nothing to give:
     an assertion deep in the cache). Nothing crashes, the buffer never holds more segments
     than the adaptive maximum, and every acknowledged write reaches the platter."""
-    from simcore.engine import _feed_open, start
     from simcore.stack import stack
 
     mech = simcore.Mechanism(simcore.load_disk("modern7200"))
@@ -276,16 +283,7 @@ def test_adaptive_segments_with_write_back_keep_every_acknowledged_write(monkeyp
                                                 reads=0.6))
     cfg = CacheConfig.from_profile(mech.profile, adaptive=True, max_segments=16,
                                    stream_window=32, write_back=True)
-    stk = stack(mech, scheduler="fcfs", cache=cfg)
-    if path == "serve_open":
-        res = simcore.run(stk, wl)
-        drive, records = res.meta["built"].drives[0], res.records
-        assert drive._open_served
-    else:
-        built = start(stk)
-        built.env.process(_feed_open(built.env, built.top, wl.requests))
-        built.env.run()
-        drive, records = built.drives[0], built.completed
+    drive, records = _run_on(path, stack(mech, scheduler="fcfs", cache=cfg), wl)
     assert len(records) == len(wl.requests)
     assert drive.cache.stats["resegmented"] > 0
     assert len(drive.cache.segments) <= 16

@@ -258,7 +258,7 @@ def test_every_explorer_shows_the_kernels_figure_after_every_control(browser, la
         assert page.current_kind() == "notebook"
         SHOTS.mkdir(parents=True, exist_ok=True)
         for i, (chapter, source) in enumerate(cells):
-            call = source.strip().splitlines()[-1].split("#")[0].strip()
+            call = _call(source)
             before = page.ws_bytes
             t = time.monotonic()
             page.run_cell(i)
@@ -274,13 +274,7 @@ def test_every_explorer_shows_the_kernels_figure_after_every_control(browser, la
                 f"print(json.dumps(sum(len(json.dumps(w.get_state(), default=str)) "
                 f"for w in _all(Out[{info['count']}]))))")
             sizes.append((chapter, call, sent, state, first_ms))
-            output = page.page.locator(".jp-Notebook .jp-Cell").nth(i).locator(
-                ".jp-OutputArea-output")
-            output.first.wait_for(timeout=120_000)
-            page.page.wait_for_function(
-                "(n) => n.querySelectorAll('.js-plotly-plot .main-svg').length > 0",
-                arg=output.first.element_handle(), timeout=120_000)
-            output.first.scroll_into_view_if_needed()
+            output = _plotted_output(page, i)
             page.page.screenshot(path=str(SHOTS / f"lab_{i:02d}_{chapter}.png"))
             node = output.first.element_handle()
             # fits a 1280 px window with the file browser open: nothing sticks out on the right
@@ -320,21 +314,31 @@ def test_every_explorer_shows_the_kernels_figure_after_every_control(browser, la
         page.wait_for_notebook()
         counts = [c["count"] for c in page.cells()]
         for i, (_chapter, source) in enumerate(cells):
-            call = source.strip().splitlines()[-1].split("#")[0].strip()
-            output = page.page.locator(".jp-Notebook .jp-Cell").nth(i).locator(
-                ".jp-OutputArea-output")
-            output.first.scroll_into_view_if_needed(timeout=120_000)
-            page.page.wait_for_function(
-                "(n) => n.querySelectorAll('.js-plotly-plot .main-svg').length > 0",
-                arg=output.first.element_handle(), timeout=120_000)
-            where, _late = _agree(page, output.first.element_handle(), counts[i])
+            where, _late = _agree(page, _plotted_output(page, i).first.element_handle(),
+                                  counts[i])
             if where:
-                problems.append(f"{call} after reloading the page: figure{where}")
+                problems.append(f"{_call(source)} after reloading the page: figure{where}")
     finally:
         _write_report(rows, sizes, kernel_path)
         page.close()
     assert not problems, "\n".join(problems[:10])
     assert not page.blocked, f"the page tried to reach the network: {page.blocked[:3]}"
+
+
+def _call(source: str) -> str:
+    """The explorer call an explorer cell ends with (how the report names it)."""
+    return source.strip().splitlines()[-1].split("#")[0].strip()
+
+
+def _plotted_output(page: LabPage, i: int):
+    """Cell ``i``'s outputs, scrolled into view once its figure is drawn."""
+    output = page.page.locator(".jp-Notebook .jp-Cell").nth(i).locator(".jp-OutputArea-output")
+    output.first.scroll_into_view_if_needed(timeout=120_000)
+    page.page.wait_for_function(
+        "(n) => n.querySelectorAll('.js-plotly-plot .main-svg').length > 0",
+        arg=output.first.element_handle(), timeout=120_000)
+    output.first.scroll_into_view_if_needed()
+    return output
 
 
 def _agree(page: LabPage, node, count: int, timeout_s: float = 60) -> tuple[str | None, float]:

@@ -241,6 +241,7 @@ def replay(drive: str, firmware: bool = True, zero_latency_reads: bool | None = 
     out["cdf"] = {"p": q.tolist(), "measured_ms": np.quantile(meas, q).tolist(),
                   "simulated_ms": np.quantile(sim, q).tolist()}
     out["warnings"] = len(imported.warnings)
+    out["write_settle_ms"] = prof.write_settle_ms  # "Add. write settling delay" (or replaced)
     if keep_per_request:
         out["per_request"] = {"steps": trace.steps, "measured_ms": meas, "simulated_ms": sim}
     return out
@@ -367,16 +368,6 @@ def _zero_latency_change(steps, meas: np.ndarray, on: np.ndarray, off: np.ndarra
             "demerit_off_ms": demerit(meas[ix], off[ix])}
 
 
-def _extracted_write_settle_ms(drive: str) -> float:
-    """The model's "Add. write settling delay", as imported (negative on two of the five)."""
-    import tomllib
-
-    from ..disksim.importer import import_disksim
-
-    return float(tomllib.loads(import_disksim(model_path(drive)).toml)["mechanics"]
-                 .get("write_settle_ms", 0.0))
-
-
 def reproduce(quick: bool = False, seed: int = 0) -> dict:
     """Every traced drive with its firmware, and on the bare mechanism for contrast.
 
@@ -401,7 +392,7 @@ def reproduce(quick: bool = False, seed: int = 0) -> dict:
             full["zero_latency_off"]["random_reads_after_reads"] = _zero_latency_change(
                 on["steps"], on["measured_ms"], on["simulated_ms"],
                 off["per_request"]["simulated_ms"])
-        settle = _extracted_write_settle_ms(d)
+        settle = full.pop("write_settle_ms")  # the model's, as imported (replay)
         if settle < 0.0:  # writes that settle sooner than reads: the same replay without that
             flat = replay(d, write_settle_ms=0.0)
             full["write_settle"] = {
