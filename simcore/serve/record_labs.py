@@ -31,6 +31,7 @@ LAB6_DISK = "wd800jd"
 LAB6_STREAMS = (1, 16, 24)
 LAB6_BS = 65536
 RUNTIME_S = 3.0
+LAB5_SEED = 7  # fio randseed of the first run; run k uses LAB5_SEED + k
 RAMP_S = 1.0
 
 
@@ -71,10 +72,13 @@ def record_lab5(disk: str, repeats: int, shift_fraction: float = 0.5) -> dict[st
     out: dict[str, Any] = {"disk": disk, "zone": 0, "shift_bytes": shift, **g}
     for name, sh in (("aligned", 0), ("shifted", shift)):
         p = predict.track_reads(prof, g["track_bytes"], g["first_byte"], g["span_bytes"], sh)
-        args = predict.track_fio_args(g["track_bytes"], g["first_byte"], g["span_bytes"], sh,
-                                      RUNTIME_S, 7)
-        out[name] = {"fio_args": args, "predicted": vars(p),
-                     "emulated": [_fio(["--disk", disk], args) for _ in range(repeats)]}
+        # a seed per run (the aligned and shifted runs of one repeat share it): each run reads
+        # its own random tracks, so the runs' spread holds fio's sampling, not only the timing
+        args = [predict.track_fio_args(g["track_bytes"], g["first_byte"], g["span_bytes"], sh,
+                                       RUNTIME_S, LAB5_SEED + k) for k in range(repeats)]
+        out[name] = {"fio_args": args[0], "randseeds": [LAB5_SEED + k for k in range(repeats)],
+                     "predicted": vars(p),
+                     "emulated": [_fio(["--disk", disk], a) for a in args]}
     return out
 
 
