@@ -1,9 +1,10 @@
-"""Lab 5's served job draws its random offsets from its own seed (fio's ``randrepeat``).
+"""The served labs' random jobs draw their offsets from their own seed (fio's ``randrepeat``).
 
 With fio's default ``randrepeat=1``, ``--randseed`` does not reach the offsets: every run and
 every variant read the same fractions of its zone in the same order, one frozen sample whose
 error the prediction (an expected value) can never average out. ``track_fio_args`` turns
-``randrepeat`` off; fio then draws the offsets from the seed, the same ones for the same seed.
+``randrepeat`` off (:func:`simcore.serve.fio.random_offsets`); fio then draws the offsets from
+the seed, the same ones for the same seed. Labs 2 and 3 give each variant its own seed.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import re
 
 from conftest import require_tool
 
+from simcore.labkit import served_demo
+from simcore.labkit.check import variant_seed
 from simcore.serve.predict import track_fio_args
 
 TRACK, FIRST = 64 * 512, 1 << 20
@@ -20,14 +23,18 @@ SPAN = 400 * TRACK + TRACK // 2  # 400 whole tracks, aligned or shifted by half 
 
 def offsets(tmp_path, seed: int, shift: int = 0, n: int = 12) -> list[int]:
     """The offsets fio reads for the job of ``seed`` (from its own I/O log, on a sparse file)."""
+    return job_offsets(tmp_path, track_fio_args(TRACK, FIRST, SPAN, shift, 3, seed), n)
+
+
+def job_offsets(tmp_path, job: list[str], n: int = 12) -> list[int]:
+    """The first ``n`` offsets fio reads for the job options ``job``, on a sparse file."""
     import subprocess
 
     img = tmp_path / "sparse.img"
     with open(img, "wb") as fh:
         fh.truncate(FIRST + SPAN + TRACK)
-    log = tmp_path / f"io-{seed}-{shift}-{len(list(tmp_path.glob('io-*')))}.log"
-    args = [a for a in track_fio_args(TRACK, FIRST, SPAN, shift, 3, seed)
-            if not a.startswith(("--runtime", "--time_based"))]
+    log = tmp_path / f"io-{len(list(tmp_path.glob('io-*')))}.log"
+    args = [a for a in job if not a.startswith(("--runtime", "--time_based", "--iodepth"))]
     subprocess.run(["fio", "--name=job", "--ioengine=psync", f"--filename={img}", "--readonly",
                     f"--number_ios={n}", f"--write_iolog={log}", *args],
                    check=True, capture_output=True, text=True, timeout=120)
@@ -48,3 +55,16 @@ def test_the_shifted_job_reads_the_same_blocks_a_shift_later(tmp_path):
     require_tool("fio")
     shift = TRACK // 2
     assert [o + shift for o in offsets(tmp_path, 7)] == offsets(tmp_path, 7, shift)
+
+
+def test_labs_2_and_3_read_their_variants_own_offsets(tmp_path):
+    """Each variant's random job reads its own offsets; Lab 3's two policies read the same."""
+    require_tool("fio")
+    for lab, make, kinds in (("lab2", served_demo.lab2_jobs, ["lab2-rand"]),
+                             ("lab3", served_demo.lab3_jobs, ["lab3-fcfs", "lab3-pos"])):
+        a, b = (make(variant_seed(who, lab))["jobs"] for who in ("alice", "bob"))
+        first = job_offsets(tmp_path, a[kinds[0]][1])
+        assert len(first) == 12
+        assert all(job_offsets(tmp_path, a[k][1]) == first for k in kinds)  # repeatable, paired
+        # under fio's default randrepeat=1 every variant read these same offsets
+        assert job_offsets(tmp_path, b[kinds[0]][1]) != first, lab

@@ -23,28 +23,17 @@ from conftest import require_tool
 
 from simcore.labkit import attach, emulated, served_demo
 from simcore.labkit.grade import Key, Options, grade
-from simcore.labkit.variants import mystery_token, pick, variant_rng
 
 ROOT = Path(__file__).resolve().parent.parent
 LABS = {"lab2": ROOT / "instructors" / "labs" / "lab2_interface_cache.ipynb",
         "lab3": ROOT / "instructors" / "labs" / "lab3_scheduling.ipynb"}
 SECRET = b"test-secret-" + b"2" * 32
-RUNTIME = ["--runtime=5", "--time_based"]
 
 
 def jobs(lab: str, seed: int) -> tuple[dict, str]:
     """The lab's measuring cell's fio jobs for the variant of ``seed`` (kind -> serve, fio, tag)."""
-    tok = mystery_token(seed)
-    if lab == "lab2":
-        common = ["--bs=64k", "--iodepth=1", *RUNTIME]
-        return {"lab2-seq": (["--mystery", tok], ["--rw=read", "--offset=0", "--size=256m",
-                                                  *common], tok),
-                "lab2-rand": (["--mystery", tok], ["--rw=randread", *common], tok)}, tok
-    depth = int(variant_rng(seed, "lab3-q9").integers(4, 33))
-    policy = pick(seed, served_demo.LAB3_POLICIES, "lab3-q9p")
-    job = ["--rw=randread", "--bs=4k", f"--iodepth={depth}", *RUNTIME]
-    return {"lab3-fcfs": (["--mystery", tok, "--scheduler", "fcfs"], job, f"{tok}-fcfs"),
-            "lab3-pos": (["--mystery", tok, "--scheduler", policy], job, f"{tok}-{policy}")}, tok
+    spec = (served_demo.lab2_jobs if lab == "lab2" else served_demo.lab3_jobs)(seed)
+    return spec["jobs"], spec["token"]
 
 
 def with_measurements(nb, atts: list[dict]):

@@ -7,8 +7,8 @@ each attachment under ``data/measurements/served/attached/`` (see
 labelled as recorded (they never count as the student's measurement), and the
 chapter "Measuring real disks" sets them beside the simulator's prediction for
 the same jobs, computed at build. The jobs and the variant's draws here are the
-labs' own (``lab2_variant``/``lab3_variant``: the token, the depth and the
-policy come from the same named streams of the demo seed).
+labs' own (``lab2_variant``/``lab3_variant``: the token, the depth, the
+policy and fio's seed come from the same named streams of the demo seed).
 
 Labs 5 and 6 draw their jobs inside the notebook, so their recordings are
 taken from the key itself: ``python -m simcore.labkit.served_demo --from-key
@@ -26,31 +26,46 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..serve.fio import random_offsets
 from .check import variant_seed
-from .variants import mystery_token, pick, variant_rng
+from .variants import fio_seed, mystery_token, pick, variant_rng
 
 LAB3_POLICIES = ["sptf", "sstf", "clook"]
 
 
-def lab2_demo() -> dict[str, Any]:
-    """The demo variant's Lab 2 drive and fio jobs (kind -> serve args, fio args, tag)."""
-    tok = mystery_token(variant_seed("demo", "lab2"))
+def lab2_jobs(seed: int) -> dict[str, Any]:
+    """Lab 2's measuring cell for the variant of ``seed``: its drive and fio jobs
+    (kind -> serve args, fio args, socket tag); the random job reads the offsets
+    of the variant's own fio seed."""
+    tok = mystery_token(seed)
     common = ["--bs=64k", "--iodepth=1", "--runtime=5", "--time_based"]
+    rand = ["--rw=randread", *random_offsets(fio_seed(seed, "lab2-q9s"))]
     return {"token": tok, "jobs": {
         "lab2-seq": (["--mystery", tok], ["--rw=read", "--offset=0", "--size=256m", *common], tok),
-        "lab2-rand": (["--mystery", tok], ["--rw=randread", *common], tok)}}
+        "lab2-rand": (["--mystery", tok], [*rand, *common], tok)}}
+
+
+def lab3_jobs(seed: int) -> dict[str, Any]:
+    """Lab 3's measuring cell for the variant of ``seed``: its drive, depth, policy and fio
+    jobs; both jobs read the same offsets, of the variant's own fio seed."""
+    tok = mystery_token(seed)
+    depth = int(variant_rng(seed, "lab3-q9").integers(4, 33))
+    policy = pick(seed, LAB3_POLICIES, "lab3-q9p")
+    job = ["--rw=randread", "--bs=4k", f"--iodepth={depth}", "--runtime=5", "--time_based",
+           *random_offsets(fio_seed(seed, "lab3-q9s"))]
+    return {"token": tok, "depth": depth, "policy": policy, "jobs": {
+        "lab3-fcfs": (["--mystery", tok, "--scheduler", "fcfs"], job, f"{tok}-fcfs"),
+        "lab3-pos": (["--mystery", tok, "--scheduler", policy], job, f"{tok}-{policy}")}}
+
+
+def lab2_demo() -> dict[str, Any]:
+    """The demo variant's Lab 2 drive and fio jobs (kind -> serve args, fio args, tag)."""
+    return lab2_jobs(variant_seed("demo", "lab2"))
 
 
 def lab3_demo() -> dict[str, Any]:
     """The demo variant's Lab 3 drive, depth, policy and fio jobs."""
-    seed = variant_seed("demo", "lab3")
-    tok = mystery_token(seed)
-    depth = int(variant_rng(seed, "lab3-q9").integers(4, 33))
-    policy = pick(seed, LAB3_POLICIES, "lab3-q9p")
-    job = ["--rw=randread", "--bs=4k", f"--iodepth={depth}", "--runtime=5", "--time_based"]
-    return {"token": tok, "depth": depth, "policy": policy, "jobs": {
-        "lab3-fcfs": (["--mystery", tok, "--scheduler", "fcfs"], job, f"{tok}-fcfs"),
-        "lab3-pos": (["--mystery", tok, "--scheduler", policy], job, f"{tok}-{policy}")}}
+    return lab3_jobs(variant_seed("demo", "lab3"))
 
 
 _SOCKET_TAG = re.compile(r"disklab-fio-([0-9a-f]{16})")

@@ -64,6 +64,16 @@ def mystery_token(seed: int) -> str:
     return f"{int(variant_rng(seed, 'mystery').integers(2**63)):016x}"
 
 
+def fio_seed(seed: int, stream: str) -> int:
+    """The variant's fio ``randseed`` for one served job (a named stream of its own).
+
+    Given with :func:`simcore.serve.fio.random_offsets`, it draws the random
+    offsets of the student's fio runs: each variant reads its own sample, and
+    the lab's other draws keep their values.
+    """
+    return int(variant_rng(seed, stream).integers(1, 2**31))
+
+
 def pick(seed: int, options: Sequence[T], stream: str = "") -> T:
     """One of ``options``, chosen by the variant."""
     if not options:

@@ -70,8 +70,23 @@ def sequential(serve_args: list[str], offset_bytes: int = 0, seconds: float = 3,
                                 f"--runtime={seconds}", "--time_based"])
 
 
+def random_offsets(seed: int) -> list[str]:
+    """fio options that let ``seed`` choose a random job's offsets: ``--randrepeat=0 --randseed``.
+
+    With fio's default ``randrepeat=1``, fio 3.33 ignores ``--randseed`` for the
+    offsets: every run of a random job, whatever its seed, reads the same
+    fractions of its range in the same order (one frozen sample for every run
+    and every student). With ``randrepeat=0`` the seed draws them, the same ones
+    for the same seed (tests/test_fio_offsets.py). Two jobs given one seed read
+    the same offsets, so a ratio of the two is a paired comparison.
+    """
+    if isinstance(seed, bool) or int(seed) != seed or seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0 (got {seed!r})")
+    return ["--randrepeat=0", f"--randseed={int(seed)}"]
+
+
 def random_reads(serve_args: list[str], iodepth: int = 1, seconds: float = 4,
                  seed: int = 11) -> Measured:
-    """4 KiB random reads over the whole drive."""
+    """4 KiB random reads over the whole drive, at the offsets ``seed`` draws."""
     return run_fio(serve_args, ["--rw=randread", "--bs=4k", f"--iodepth={iodepth}",
-                                f"--runtime={seconds}", "--time_based", f"--randseed={seed}"])
+                                f"--runtime={seconds}", "--time_based", *random_offsets(seed)])

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..disk.profile import DiskProfile
 from .adapter import RealtimeDrive
+from .fio import random_offsets
 from .server import with_seed
 
 SECTOR = 512
@@ -195,17 +196,18 @@ def track_fio_args(track_bytes: int, first_byte: int, span_bytes: int, shift_byt
                    runtime_s: float, seed: int) -> list[str]:
     """fio options for random track-sized reads from ``first_byte + shift_bytes`` (one job).
 
-    ``--randrepeat=0`` lets ``seed`` choose the offsets: with fio's default
-    (``randrepeat=1``) fio 3.33 ignores ``--randseed`` for them and every run,
-    whatever its seed and whatever the span, reads the same fractions of the span
-    in the same order (one frozen sample of a few hundred requests for every
-    student and every run; for one Lab 5 variant its ratio lay 3.5 % below the
-    expected value). With it, the seed draws the offsets, repeatably.
+    :func:`~simcore.serve.fio.random_offsets` lets ``seed`` choose the offsets:
+    with fio's default (``randrepeat=1``) fio 3.33 ignores ``--randseed`` for them
+    and every run, whatever its seed and whatever the span, reads the same
+    fractions of the span in the same order (one frozen sample of a few hundred
+    requests for every student and every run; for one Lab 5 variant its ratio
+    lay 3.5 % below the expected value). With it, the seed draws the offsets,
+    repeatably.
     """
     blocks = (span_bytes - shift_bytes) // track_bytes
     return ["--rw=randread", f"--bs={track_bytes}", f"--offset={first_byte + shift_bytes}",
             f"--size={blocks * track_bytes}", "--iodepth=1", f"--runtime={runtime_s:g}",
-            "--time_based", "--randrepeat=0", f"--randseed={seed}"]
+            "--time_based", *random_offsets(seed)]
 
 
 def track_reads(profile: DiskProfile, track_bytes: int, first_byte: int, span_bytes: int,

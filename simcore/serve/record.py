@@ -23,19 +23,25 @@ from typing import Any
 
 import numpy as np
 
+from .fio import random_offsets
+
 SCHEMA = "disklab-served/1"
 DISK = "maxtor92048u8"
+
+#: fio's randseeds (:func:`simcore.serve.fio.random_offsets`): the random offsets at depth 1 and 32
+#: on the host, and in the guest, where all three schedulers read the same offsets
+SEED_QD1, SEED_QD32, SEED_GUEST = 11, 12, 3
 
 GUEST_SCRIPT = """
 for s in none mq-deadline bfq; do
   echo $s > /sys/block/sda/queue/scheduler
   echo 128 > /sys/block/sda/queue/nr_requests 2>/dev/null
   fio --name=$s --filename=/dev/sda --direct=1 --rw=randread --bs=4k --iodepth=32 \\
-      --ioengine=libaio --runtime=5 --time_based --randseed=3 --output-format=json > $s.json
+      --ioengine=libaio --runtime=5 --time_based {} --output-format=json > $s.json
 done
 hdparm -t --offset 0 /dev/sda > outer.txt
 hdparm -t --offset 18 /dev/sda > inner.txt
-"""
+""".format(" ".join(random_offsets(SEED_GUEST)))
 
 
 def _closed_random(profile, depth: int, per_client: int = 150, seed: int = 5) -> dict[str, float]:
@@ -80,10 +86,11 @@ def record(disk: str = DISK, guest: bool = True) -> dict[str, Any]:
         "machine": {"cpus": os.cpu_count(), "load_average": list(os.getloadavg()),
                     "python": platform.python_version(), "kernel": platform.release()},
     }
-    r1 = fio.random_reads(args, iodepth=1, seconds=6)
-    out["random_4k_qd1"] = _side(r1, {"mean_ms": mystery.mean_random_read_ms(prof)})
-    r32 = fio.random_reads(args, iodepth=32, seconds=8)
-    out["random_4k_qd32"] = _side(r32, _closed_random(prof, 32))
+    r1 = fio.random_reads(args, iodepth=1, seconds=6, seed=SEED_QD1)
+    out["random_4k_qd1"] = {**_side(r1, {"mean_ms": mystery.mean_random_read_ms(prof)}),
+                            "randseed": SEED_QD1}
+    r32 = fio.random_reads(args, iodepth=32, seconds=8, seed=SEED_QD32)
+    out["random_4k_qd32"] = {**_side(r32, _closed_random(prof, 32)), "randseed": SEED_QD32}
     last = layout.zone_count - 1
     for name, zone in (("sequential_outer", 0), ("sequential_inner", last)):
         m = fio.sequential(args, offset_bytes=layout.zone_lba_range(zone)[0] * 512, seconds=4)
