@@ -10,13 +10,17 @@ the seed, the same ones for the same seed. Labs 2 and 3 give each variant its ow
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import nbformat
+import pytest
 from conftest import require_tool
 
-from simcore.labkit import served_demo
+from simcore.labkit import emulated, served_demo
 from simcore.labkit.check import variant_seed
 from simcore.serve.predict import track_fio_args
 
+KEYS = Path(__file__).resolve().parent.parent / "instructors" / "labs"
 TRACK, FIRST = 64 * 512, 1 << 20
 SPAN = 400 * TRACK + TRACK // 2  # 400 whole tracks, aligned or shifted by half a track
 
@@ -68,3 +72,22 @@ def test_labs_2_and_3_read_their_variants_own_offsets(tmp_path):
         assert all(job_offsets(tmp_path, a[k][1]) == first for k in kinds)  # repeatable, paired
         # under fio's default randrepeat=1 every variant read these same offsets
         assert job_offsets(tmp_path, b[kinds[0]][1]) != first, lab
+
+
+@pytest.mark.parametrize("lab, stem", [("lab2", "lab2_interface_cache"),
+                                       ("lab3", "lab3_scheduling")])
+def test_the_measuring_cell_runs_the_jobs_the_tests_and_the_book_use(lab, stem, monkeypatch):
+    """The key's measuring cell, run for a variant with fio stubbed out, asks for exactly
+    ``served_demo``'s jobs of that variant (its seed included), which the grading test measures."""
+    code = [c for c in nbformat.read(str(KEYS / f"{stem}.ipynb"), as_version=4).cells
+            if c.cell_type == "code"]
+    ns: dict = {"__name__": "__lab__"}
+    exec(code[0].source, ns)  # the parameters cell, then another student's seed
+    ns["SEED"] = variant_seed("alice", lab)
+    exec(code[1].source, ns)  # the variant
+    asked = {}
+    monkeypatch.setattr(emulated, "fio_served", lambda kind, serve, fio, tag="", **_:
+                        asked.setdefault(kind, (serve, fio, tag)))
+    exec(next(c for c in code if c.get("id") == "served-measure").source, ns)
+    assert asked == getattr(served_demo, f"{lab}_jobs")(ns["SEED"])["jobs"]
+    assert any(a.startswith("--randseed=") for _, fio, _ in asked.values() for a in fio)
