@@ -179,3 +179,29 @@ def test_a_measurement_late_every_time_is_attached_with_a_warning(monkeypatch, s
     emulated.fio_served("lab1-mystery", ["--mystery", "x"], [])
     assert "answered late (by 10 %" in shown["summary"]  # the least late of the three
     assert emulated.late_share({"requests": 0}, judges.read_fio(saved["raw"])) == 0.0
+
+
+def test_a_lost_point_is_explained_with_the_values_judged(saved):
+    """For the instructor (and a failing test's message): what was received, what the key
+    computed (or the measurement and its reference), and the tolerance; none of it in the
+    feedback line."""
+    from simcore.labkit import answers
+    from simcore.labkit.grade import judge, lost_detail, reference_name
+
+    key = Key(LAB1)
+    expected = {"q3": 4.5629044405498735,
+                reference_name("q9"): {"value": 30.0, "uri_has": "nothing-of-this"}}
+    got = answers.Received(True, 4.7)
+    ok, line = judge(key, "q3", got, expected)
+    why = lost_detail(key, "q3", got, expected)
+    assert not ok and "4.56" not in line
+    assert why == "received 4.7; the key's 4.5629044405498735; tolerance rel 0.01, abs 0"
+    run = judges.read_fio(saved["raw"])
+    got = answers.Received(True, run.read_mb_s)
+    ok, line = judge(key, "q9", got, expected, [saved])
+    why = lost_detail(key, "q9", got, expected, [saved])
+    assert not ok and "30" not in line
+    assert f"read_mb_s {run.read_mb_s!r}" in why and "reference 30.0 (reference_rel 0.07" in why
+    assert "uri must hold 'nothing-of-this'" in why
+    assert lost_detail(key, "q1", answers.Received(False, problem="not answered (still None)"),
+                       expected) == "nothing judged: not answered (still None)"
