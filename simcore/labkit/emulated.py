@@ -96,19 +96,19 @@ def fio_served(kind: str, serve_args: list[str], fio_args: list[str],
 def _fio_once(kind: str, serve_args: list[str], fio_args: list[str], timeout_s: float,
               tag: str) -> tuple[str, str, dict]:
     """One served fio run: fio's JSON, the command as shown, the server's lateness summary."""
-    from ..serve.served import ServedDisk
+    from ..serve.served import ServedDisk, run_client
 
     with tempfile.TemporaryDirectory(prefix=f"disklab-fio-{tag + '-' if tag else ''}") as tmp:
         try:
             with ServedDisk(tmp, serve_args) as disk:
                 cmd = fio_command(disk.sock, kind, fio_args)
-                res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+                res, policy = run_client(cmd, timeout_s)
         except (RuntimeError, subprocess.TimeoutExpired) as exc:
             raise NotMeasured(f"the served drive could not be measured: {exc}") from exc
     if res.returncode != 0:
         raise NotMeasured(f"fio failed: {res.stderr.strip()[-800:]}")
     shown = " ".join(shlex.quote(c) for c in cmd).replace(tmp, "$TMP")
-    return res.stdout, shown, disk.summary
+    return res.stdout, shown, {**disk.summary, "client_priority": policy}
 
 
 def measured(kind: str) -> FioRun | None:
