@@ -175,9 +175,10 @@ def test_lab1_has_enough_auto_graded_questions(batch):
 def test_the_key_graded_against_itself_gets_full_marks(batch):
     key, r = batch[0], batch[1]["keyself"]
     assert r.status == "graded", r.log
-    # what was lost first (the whole log is long and pytest cuts the message)
-    assert r.total == full(key), ({q: r.lines[q] for q in lost(key, r)}, r.notes,
-                                  r.log[-3000:])
+    # what was lost first, with the values judged (the whole log is long and pytest cuts the
+    # message)
+    assert r.total == full(key), ({q: (r.lines[q], r.losses.get(q)) for q in lost(key, r)},
+                                  r.notes, r.log[-3000:])
 
 
 def test_a_blank_student_version_gets_zero_and_runs_cleanly(batch):

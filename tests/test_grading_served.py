@@ -82,7 +82,7 @@ def lost(key, result) -> dict[str, float]:
 def test_the_key_scores_q9_on_its_own_measurement(graded):
     key, by = graded
     assert key.spec["q9"].judge["combine"] == "ratio"
-    assert lost(key, by["own"]) == {}, by["own"].lines
+    assert lost(key, by["own"]) == {}, (by["own"].losses, by["own"].lines)
 
 
 def test_a_classmates_measurement_gets_zero(graded):

@@ -119,7 +119,7 @@ def lost(key, result) -> set[str]:
 def test_the_key_with_its_own_measurement_gets_full_marks(graded):
     key, by, measured_qs, _ = graded
     r = by["keyself"]
-    assert lost(key, r) == set(), {q: r.lines[q] for q in lost(key, r)}
+    assert lost(key, r) == set(), {q: (r.lines[q], r.losses.get(q)) for q in lost(key, r)}
     assert measured_qs <= set(key.info.questions)
 
 

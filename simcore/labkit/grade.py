@@ -126,6 +126,9 @@ class Result:
     headline: str = ""  # the status in plain words for the student (report.PLAIN if empty)
     # question -> the classmates whose variant a wrong answer fits (copying.py; instructor only)
     copy_matches: dict[str, list[str]] = field(default_factory=dict)
+    # question -> why its points were lost, with the numbers judged (received, the key's value or
+    # the measurement and its reference, the tolerance): for the instructor, never the feedback
+    losses: dict[str, str] = field(default_factory=dict)
 
     @property
     def total(self) -> float:
@@ -1017,6 +1020,8 @@ def _score(key: Key, res: Result, merged: NotebookNode, cells: dict[int, CellRun
         ok, line = judge(key, q, got, expected, res.attachments)
         if ok:
             res.scores[q] = pts
+        else:
+            res.losses[q] = lost_detail(key, q, got, expected, res.attachments)
         res.lines.setdefault(q, []).append(f"{line} [{_fmt(pts if ok else 0.0)}/{_fmt(pts)}]")
 
 
@@ -1094,6 +1099,23 @@ def judge(key: Key, q: str, got: answers.Received, expected: dict,
         return (True, f"{q} ✔ correct") if ok else (False, f"{q} ✘ {_scrub(why)}")
     ok, why = answers.compare(expected[q], got.value, key.rules[q])
     return (True, f"{q} ✔ correct") if ok else (False, f"{q} ✘ {why}")
+
+
+def lost_detail(key: Key, q: str, got: answers.Received, expected: dict,
+                attachments: Sequence[dict] = ()) -> str:
+    """Why ``q`` lost its points, with the values judged: what was received, the key's value (or
+    the measurement and the key's reference) and the tolerance. For the instructor's records and
+    a failing test's message (it names the expected value: never in a student's feedback)."""
+    if not got.present:
+        return f"nothing judged: {got.problem}"
+    spec = key.spec[q]
+    if spec.judge:
+        return f"received {got.value!r}; " + judges.explain(
+            spec.judge, got.value, expected.get(reference_name(q)), list(attachments))
+    rule = key.rules[q]
+    exp = expected.get(q, "<the key computed no value>")
+    return (f"received {got.value!r}; the key's {exp!r}; tolerance rel {rule.rel:g}, "
+            f"abs {rule.abs:g}" + (f", one of {list(rule.one_of)!r}" if rule.one_of else ""))
 
 
 def default_jobs(jobs: int | None = None) -> int:

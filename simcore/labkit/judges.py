@@ -369,6 +369,34 @@ def _off_reference(measured: float, reference: Any, args: dict[str, Any]) -> boo
     return abs(measured - float(reference)) > tol * (1 + 1e-12)
 
 
+def explain(spec: dict[str, Any], got: Any, reference: Any,
+            attachments: list[dict[str, Any]]) -> str:
+    """The numbers a judge compared, in one line, for the instructor (it holds the reference:
+    never in a student's feedback): each kind's measured value and drive, the reference and the
+    tolerances."""
+    by_kind = {a.get("kind"): a for a in attachments}
+    parts = []
+    metric = spec.get("metric", "read_mb_s")
+    for kind in spec.get("kinds") or []:
+        att = by_kind.get(kind)
+        try:
+            run = read_fio(att["raw"]) if att is not None else None
+        except (MeasurementError, KeyError, TypeError) as exc:
+            parts.append(f"{kind}: unreadable ({exc})")
+            continue
+        parts.append(f"{kind}: not attached" if run is None else
+                     f"{kind}: {metric} {run.metric(metric)!r}, mean latency "
+                     f"{run.read_mean_ms:.4f} ms, runtime {run.runtime_ms:g} ms, uri "
+                     f"{run.options.get('uri', '?')}")
+    ref = reference.get("value") if isinstance(reference, dict) else reference
+    parts.append(f"reference {ref!r} (reference_rel {spec.get('reference_rel', 0)}, "
+                 f"reference_abs {spec.get('reference_abs', 0)}, answer_rel "
+                 f"{spec.get('answer_rel', 0.01)}, range {spec.get('range')})")
+    if isinstance(reference, dict) and reference.get("uri_has"):
+        parts.append(f"uri must hold {reference['uri_has']!r}")
+    return "; ".join(parts)
+
+
 JUDGES = {"fio": judge_fio}
 
 

@@ -313,7 +313,7 @@ def record(key: Key, results: Sequence[Result], layers: dict | None = None) -> d
                      "status": r.status, "headline": r.headline, "scores": r.scores,
                      "lines": r.lines, "notes": r.notes,
                      "flagged": r.flagged, "copy_matches": r.copy_matches,
-                     "received": r.received, "seconds": r.seconds,
+                     "received": r.received, "losses": r.losses, "seconds": r.seconds,
                      "cpu_seconds": r.cpu_seconds,
                      "late_minutes": r.late_minutes, "attachments": r.attachments}
                     for r in results],
@@ -328,7 +328,7 @@ def regrade(key: Key, out_csv: str | Path, feedback_dir: str | Path,
     values. Rewrites the grades, gradebooks, summary and feedback; returns the
     results and one line per student whose points changed.
     """
-    from .grade import Budget, Result, judge
+    from .grade import Budget, Result, judge, lost_detail
 
     out_csv = Path(out_csv)
     if question not in key.info.questions:
@@ -348,15 +348,19 @@ def regrade(key: Key, out_csv: str | Path, feedback_dir: str | Path,
                    d["lines"], d["notes"], d["flagged"], d["received"], d["seconds"],
                    cpu_seconds=d.get("cpu_seconds", 0.0), late_minutes=d.get("late_minutes", 0.0),
                    attachments=d.get("attachments", []), headline=d.get("headline", ""),
-                   copy_matches=d.get("copy_matches", {}))
+                   copy_matches=d.get("copy_matches", {}), losses=d.get("losses", {}))
         got = r.received.get(question)
         if got is not None and r.status not in ("invalid", "empty", "error"):
             before = r.scores.get(question, 0.0)
-            ok, line = judge(key, question, answers.Received(got["present"], got["value"],
-                                                             got["problem"]),
-                             key.expected(r.student_id), r.attachments)
+            received = answers.Received(got["present"], got["value"], got["problem"])
+            expected = key.expected(r.student_id)
+            ok, line = judge(key, question, received, expected, r.attachments)
             pts = key.max[question]
             r.scores[question] = pts if ok else 0.0
+            r.losses.pop(question, None)
+            if not ok:
+                r.losses[question] = lost_detail(key, question, received, expected,
+                                                 r.attachments)
             r.lines[question] = [f"{line} [{_fmt(r.scores[question])}/{_fmt(pts)}] (regraded)"]
             if r.scores[question] != before:
                 changes.append(f"{r.student_id}: {question} {_fmt(before)} -> "

@@ -54,15 +54,16 @@ def set_timer_slack_ns(ns: int = 1) -> bool:
     return _LIBC.prctl(PR_SET_TIMERSLACK, ctypes.c_ulong(ns), 0, 0, 0) == 0
 
 
-def raise_priority(rt_priority: int = 10) -> str:
-    """Ask for SCHED_FIFO (root or CAP_SYS_NICE only); return the policy the process got.
+def raise_priority(rt_priority: int = 10, pid: int = 0) -> str:
+    """Ask for SCHED_FIFO for process ``pid`` (0: this one; root or CAP_SYS_NICE only); return
+    the policy it got.
 
     A served drive answers late whenever the server waits for a CPU; on a busy
     machine a real-time policy cuts that wait (the server sleeps between
     deadlines, so it takes little CPU). Without the privilege nothing changes.
     """
     try:
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(rt_priority))
+        os.sched_setscheduler(pid, os.SCHED_FIFO, os.sched_param(rt_priority))
         return f"SCHED_FIFO {rt_priority}"
     except (AttributeError, PermissionError, OSError):
         return "normal"

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
-from .served import ServedDisk
+from .served import ServedDisk, run_client
 
 
 class FioUnavailable(RuntimeError):
@@ -55,7 +54,7 @@ def run_fio(serve_args: list[str], fio_args: list[str], timeout_s: float = 300) 
             ServedDisk(tmp, serve_args) as disk:
         cmd = ["fio", "--ioengine=nbd", f"--uri=nbd+unix:///?socket={disk.sock}",
                "--output-format=json", "--name=job", *fio_args]
-        res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+        res, _ = run_client(cmd, timeout_s)
     if res.returncode != 0:
         raise RuntimeError(f"fio failed: {res.stderr.strip()[-1500:]}")
     report = json.loads(res.stdout[res.stdout.index("{"):])

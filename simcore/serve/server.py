@@ -13,6 +13,7 @@ actual minus the model's finish.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import csv
 import dataclasses
@@ -87,6 +88,10 @@ class DiskServer:
         self.log: list[tuple] = []
         self._inflight: dict[int, _Inflight] = {}
         self._per_conn: dict[int, int] = {}
+        # each connection's replies not yet followed by a request, and how long the client took
+        # to send the next one after each (fio sends one per reply: see lateness())
+        self._replied: dict[int, collections.deque] = {}
+        self.client_delays: list[float] = []
         self._ids = itertools.count()
         self._tasks: set[asyncio.Task] = set()
         self._writers: set[asyncio.StreamWriter] = set()
@@ -206,6 +211,9 @@ class DiskServer:
             return
         op = {p.CMD_READ: "read", p.CMD_WRITE: "write", p.CMD_FLUSH: "flush"}[kind]
         rid = next(self._ids)
+        replied = self._replied.get(conn)
+        if replied:
+            self.client_delays.append(now - replied.popleft())
         if kind == p.CMD_WRITE:
             self.store.write(cmd.offset, payload)
         self._inflight[rid] = _Inflight(conn, writer, cmd, op, now)
@@ -256,6 +264,7 @@ class DiskServer:
                     self.store.sync()
                 f.writer.write(p.reply(cmd.handle))
             actual = self.clock.now_ms()
+            self._replied.setdefault(f.conn, collections.deque()).append(actual)
             lead = self.lead_ms + LEAD_GAIN * (actual - d.finish_ms)
             self.lead_ms = 0.0 if lead < 0.0 else (LEAD_MAX_MS if lead > LEAD_MAX_MS else lead)
             self._per_conn[f.conn] = self._per_conn.get(f.conn, 1) - 1
@@ -265,8 +274,18 @@ class DiskServer:
 
     # -- results ---------------------------------------------------------------
     def lateness(self) -> dict[str, Any]:
-        """Lateness percentiles over every answered request."""
-        return lateness_summary(np.array([r[9] for r in self.log]))
+        """Lateness percentiles over every answered request, and the client's delays.
+
+        A client that sends its next request on each reply (fio) and waits for a CPU first
+        sends it late, which slows what it measures as much as a late reply, though the
+        server is punctual: ``client_mean_ms`` is the mean time from a reply to the
+        connection's next request (over ``client_requests`` of them; the first requests of a
+        connection follow no reply and are not counted).
+        """
+        out = lateness_summary(np.array([r[9] for r in self.log]))
+        d = self.client_delays
+        return {**out, "client_requests": len(d),
+                "client_mean_ms": float(np.mean(d)) if d else 0.0}
 
     def write_log(self, path: str) -> None:
         with open(path, "w", newline="") as fh:
