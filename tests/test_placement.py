@@ -31,6 +31,14 @@ def test_alis_graduated_edge_weights_note_003_3_5():
     assert w == {(A, B): 4, (B, C): 4, (A, C): 2, (C, A): 2, (B, A): 1, (C, B): 1}
 
 
+def test_alis_edge_weights_take_letters_as_lab_4_prints_them():
+    """Lab 4 prints its reads as letters ("AAADACDAD"); the same weights, keyed by letter."""
+    w = pl.edge_weights("ABCABC", tau=2)
+    assert w == {("A", "B"): 4, ("B", "C"): 4, ("A", "C"): 2, ("C", "A"): 2, ("B", "A"): 1,
+                 ("C", "B"): 1}
+    assert pl.edge_weights("AAADACDAD", tau=2)[("C", "D")] == 2
+
+
 def test_alis_run_construction_worked_example():
     """Start [A,B]; for C headweight 3 < tailweight 6, so append: one run [A,B,C]."""
     src, dst, w = pl.edge_arrays(np.array([0, 1, 2, 0, 1, 2]), 2)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from collections.abc import Hashable
 
 import numpy as np
 
@@ -47,10 +48,20 @@ from .remap import BlockMap, PlanContext
 from .zones import Zones, centred_start, lay_out, place_groups
 
 
-def edge_weights(stream, tau: int) -> dict[tuple[int, int], int]:
-    """Graduated edge weights of a reference stream, as a dict (small inputs, teaching)."""
-    src, dst, w = edge_arrays(np.asarray(stream, np.int64), tau)
-    return {(int(a), int(b)): int(c) for a, b, c in zip(src, dst, w, strict=True)}
+def edge_weights(stream, tau: int) -> dict[tuple[Hashable, Hashable], int]:
+    """Graduated edge weights of a reference stream, as a dict (small inputs, teaching).
+
+    The blocks may be integers or any other labels: ``edge_weights("ABCABC", 2)`` keys its
+    edges by the letters, ``("A", "B")`` and so on.
+    """
+    items = list(stream)
+    if all(isinstance(x, (int, np.integer)) for x in items):
+        src, dst, w = edge_arrays(np.asarray(items, np.int64), tau)
+        return {(int(a), int(b)): int(c) for a, b, c in zip(src, dst, w, strict=True)}
+    labels = list(dict.fromkeys(items))
+    index = {label: i for i, label in enumerate(labels)}
+    src, dst, w = edge_arrays(np.asarray([index[x] for x in items], np.int64), tau)
+    return {(labels[a], labels[b]): int(c) for a, b, c in zip(src, dst, w, strict=True)}
 
 
 def edge_arrays(stream: np.ndarray, tau: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -107,9 +107,9 @@ class DispatchExplorer(w.VBox):
         if isinstance(host, DispatchConfig):
             d, m = host.resolved(s)
             extra = (f"D = M/(R·N) = {d} active stream{'s' if d > 1 else ''}; "
-                     f"M = {m / 1024:g} MiB &ge; D·R·N = {d * host.visit_kib / 1024:g} MiB. ")
+                     f"M = {m / 1024:g} MiB &ge; D·R·N = {d * host.visit_kib / 1024:g} MiB; ")
         elif isinstance(host, ReadaheadConfig):
-            extra = (f"page cache used at most {r.host['peak_cached_bytes'] / 2**20:.0f} MiB. ")
+            extra = (f"page cache used at most {r.host['peak_cached_bytes'] / 2**20:.0f} MiB; ")
         self.info.value = (f"<b>{r.throughput_mb_s:.1f} MB/s</b> for all {s} streams "
                            f"({r.throughput_mb_s / s:.2f} each); {extra}"
                            f"mean response {r.mean_response_ms:.0f} ms; "

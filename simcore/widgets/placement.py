@@ -1,10 +1,10 @@
 """Live explorer for "Where data lives": one zone layout at a time, replayed.
 
 Choose the trace, FREQZ or ALIZ, the zone spacing, how much room each zone
-has and how the drive orders its queue (SPTF over a 32-deep tagged queue, as
-the experiment runs, or first come first served); the trace is rewritten and replayed on the seed-003 disk (quick windows of
-two minutes) and the figures show how far the arm moved and where the requests
-went. Open it in JupyterLab or Binder::
+has and the I/O path (the IDE disk of 2004 the experiment models: the host's elevator, one
+command at a time, the drive's cache on; or the earlier model, SPTF over a 32-deep tagged queue
+with no cache); the trace is rewritten and replayed on the seed-003 disk (quick windows of two
+minutes) and the figures show how far the arm moved and where the requests went. Open it in JupyterLab or Binder::
 
     from simcore.widgets.placement import zone_explorer
     zone_explorer()
@@ -43,7 +43,9 @@ class ZoneExplorer(w.VBox):
         self.io_path = w.ToggleButtons(
             options=[("IDE 2004: elevator, 1 command, drive cache", "ide"),
                      ("SPTF over a 32-deep tagged queue, no cache", "tagged")],
-            value=io_path, description="I/O path")
+            value=io_path, description="I/O path",
+            # the labels are long: buttons as wide as their text, not cut to the default width
+            style={"button_width": "auto"})
         self.table = w.HTML()
         self.seeks = FigureWidget(style_seeks(go.Figure()))
         self.heat = FigureWidget()
