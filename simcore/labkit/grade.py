@@ -1096,9 +1096,14 @@ def judge(key: Key, q: str, got: answers.Received, expected: dict,
     if spec.judge:
         ok, why = judges.run(spec.judge, got.value, expected.get(reference_name(q)),
                              list(attachments))
-        return (True, f"{q} ✔ correct") if ok else (False, f"{q} ✘ {_scrub(why)}")
+        return (True, f"{q} ✔ correct") if ok else (False, f"{q} ✘ {_scrub(why)}{_hint(spec)}")
     ok, why = answers.compare(expected[q], got.value, key.rules[q])
-    return (True, f"{q} ✔ correct") if ok else (False, f"{q} ✘ {why}")
+    return (True, f"{q} ✔ correct") if ok else (False, f"{q} ✘ {why}{_hint(spec)}")
+
+
+def _hint(spec: Question) -> str:
+    """The key's hint for a wrong answer (what to check, never a value), as a feedback clause."""
+    return f" ({spec.hint})" if spec.hint else ""
 
 
 def lost_detail(key: Key, q: str, got: answers.Received, expected: dict,

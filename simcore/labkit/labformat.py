@@ -89,7 +89,7 @@ def cell_label(nb_path: str | Path | None, index: int, cell: NotebookNode) -> st
     return f"{where}cell {index + 1}" + (f" (id {cid})" if cid else "")
 
 
-GRADING_KEYS = ("rel", "abs", "one_of", "export", "judge", "reference")
+GRADING_KEYS = ("rel", "abs", "one_of", "export", "judge", "reference", "hint")
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,7 @@ class Question:
     export: str = ""  # what the sandbox hands out for the question (default: its name)
     judge: dict = field(default_factory=dict)  # a measurement judge (simcore.labkit.judges)
     reference: str = ""  # the key-side expression a judge compares the measurement with
+    hint: str = ""  # said in the feedback when the answer is judged wrong (never a value)
 
 
 @dataclass
@@ -434,7 +435,7 @@ def _check_question(cell: NotebookNode, where: str, code_index: int,
     export = meta.get("export", "")
     judge, reference = meta.get("judge") or {}, meta.get("reference", "")
     return (Question(q, float(pts), cell.get("id") or "", code_index, is_hidden(cell), rule,
-                     export, judge, reference), problems)
+                     export, judge, reference, meta.get("hint", "")), problems)
 
 
 def _stored_output_problems(cell: NotebookNode, where: str, q: str) -> list[str]:
@@ -478,4 +479,9 @@ def _grading_meta_problem(meta: dict, rule: dict, where: str, q: str) -> str | N
             return f"{where}: reference of {q} is not a Python expression ({exc.msg})"
         if not judge:
             return f"{where}: reference of {q} needs a judge"
+    hint = meta.get("hint", "")
+    if not isinstance(hint, str) or len(hint) > 300 or any(ch.isdigit() for ch in hint):
+        return (f"{where}: hint of {q} must be a sentence of at most 300 characters without "
+                "digits (it is shown to every student who gets the question wrong, so it may "
+                f"name settings to check, never a value; got {hint!r})")
     return None
