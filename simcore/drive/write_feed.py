@@ -85,6 +85,12 @@ def feed_write(plan: Plan, prior: int, prior_ready: np.ndarray, outside_done: np
     keep = cap - 1 if feed.hold_bus else min(write_watermark_sectors(cap, sectors,
                                                                      feed.watermark), cap - 1)
     settled = 0
+    # the waiting set is kept small (linear work for a write of any length): the outside
+    # times sorted once, and of the settled sectors' times only those still ahead of the
+    # clock, which only moves on (``waiting`` is asked at times that never go back)
+    outside = np.sort(outside)
+    live = outside[:0]  # settled sectors' write times after the last time asked
+    live_upto = 0  # the settled sectors ``live`` has looked at
 
     def settle(upto: int) -> None:
         nonlocal settled
@@ -97,8 +103,12 @@ def feed_write(plan: Plan, prior: int, prior_ready: np.ndarray, outside_done: np
     def waiting(t: float, received: int) -> np.ndarray:
         """Write times, after ``t``, of the buffered sectors not yet on the platter (sorted;
         inf for a sector the media may not take yet)."""
-        mine = done[:settled]  # (not sorted where zero-latency writes go out of order)
-        left = np.concatenate([outside[outside > t], mine[mine > t],
+        nonlocal live, live_upto
+        if live_upto < settled:  # (their times are final: settle shifts only those after)
+            live = np.concatenate([live, done[live_upto:settled]])
+            live_upto = settled
+        live = live[live > t]  # (not sorted where zero-latency writes go out of order)
+        left = np.concatenate([outside[np.searchsorted(outside, t, "right"):], live,
                                np.full(prior + received - settled, np.inf)])
         left.sort()
         return left
@@ -106,6 +116,7 @@ def feed_write(plan: Plan, prior: int, prior_ready: np.ndarray, outside_done: np
     settle(prior)
     k = 0
     t = feed.start_ms
+    filled = 0  # the request's sectors whose readiness is set (all once ``fill`` are in)
     while k < sectors:
         left = waiting(t, k)
         if len(left) >= cap:
@@ -127,8 +138,11 @@ def feed_write(plan: Plan, prior: int, prior_ready: np.ndarray, outside_done: np
         k += c
         t = float(burst[-1])
         if k >= fill:
+            # a sector is ready once in and the first ``fill`` are: set once for each
+            # (``first`` no longer changes once ``fill`` are in)
             first = float(arrive[fill - 1])
-            ready[prior:prior + k] = np.maximum(arrive[:k], first)
+            ready[prior + filled:prior + k] = np.maximum(arrive[filled:k], first)
+            filled = k
             settle(prior + k)
     return arrive
 
