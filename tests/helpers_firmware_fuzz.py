@@ -110,8 +110,8 @@ def _draw_requests(rng: np.random.Generator, capacity: int, seg_sectors: int,
             continue
         k = int(rng.choice([1, 1, 2, 8, 16, 64, max(1, seg_sectors), big,
                             int(rng.integers(1, big + 1))]))
-        # (at most 4096 sectors: a write far larger than a segment costs the feed of its
-        # data time quadratic in its length, seconds for 32 MiB; see write_feed.feed_write)
+        # (at most 4096 sectors: a write far larger than a segment is fed burst by burst
+        # as the media makes room, about a second for 32 MiB; see write_feed.feed_write)
         k = max(1, min(k, capacity, 4096))
         v = rng.random()
         if v < 0.4:

@@ -28,6 +28,8 @@ from .profile import DiskProfile
 from .profile_loader import load_disk
 from .sectors import SectorFormat
 
+_new_object = object.__new__  # (new_track_plan)
+
 
 class Access(NamedTuple):
     """The mechanical cost of one request and where the head ends up."""
@@ -119,22 +121,15 @@ class TrackPlan:
 
     A class with slots rather than a NamedTuple: a buffered read makes two and reads their
     fields many times, and CPython 3.11 reads a slot at a fraction of the cost of a
-    NamedTuple's field (a descriptor its attribute look-up does not specialise).
+    NamedTuple's field (a descriptor its attribute look-up does not specialise). Made by
+    :func:`new_track_plan`, not by calling the class: CPython 3.11 runs a Python
+    ``__init__`` in a frame of its own, at several times the cost of the call of a function
+    (whose frame the interpreter runs inline).
     """
 
     __slots__ = ("base_ms", "count", "cylinder", "end_ms", "move_end_ms", "move_ms",
                  "move_start_ms", "read_ms", "rotation_ms", "sector_ms", "surface",
                  "transfer_ms", "wrap")
-
-    def __init__(self, count: int, move_start_ms: float, move_end_ms: float, end_ms: float,
-                 cylinder: int, surface: int, sector_ms: float, base_ms: float, wrap: int,
-                 move_ms: float, rotation_ms: float, transfer_ms: float, read_ms: float):
-        self.count = count
-        self.move_start_ms, self.move_end_ms, self.end_ms = move_start_ms, move_end_ms, end_ms
-        self.cylinder, self.surface = cylinder, surface
-        self.sector_ms, self.base_ms, self.wrap = sector_ms, base_ms, wrap
-        self.move_ms, self.rotation_ms, self.transfer_ms = move_ms, rotation_ms, transfer_ms
-        self.read_ms = read_ms
 
     def __repr__(self) -> str:
         return (f"TrackPlan({self.count} sectors on ({self.cylinder}, {self.surface}), move "
@@ -213,6 +208,28 @@ class TrackPlan:
                           self.surface, self.sector_ms, self.read_ms)
         return Plan(self.times(), [piece], 0.0 + self.move_ms, 0.0 + self.rotation_ms,
                     0.0 + self.transfer_ms, self.end_ms, self.cylinder, self.surface)
+
+
+def new_track_plan(count: int, move_start_ms: float, move_end_ms: float, end_ms: float,
+                   cylinder: int, surface: int, sector_ms: float, base_ms: float, wrap: int,
+                   move_ms: float, rotation_ms: float, transfer_ms: float,
+                   read_ms: float) -> TrackPlan:
+    """A :class:`TrackPlan` of these numbers (its constructor)."""
+    tp = _new_object(TrackPlan)
+    tp.count = count
+    tp.move_start_ms = move_start_ms
+    tp.move_end_ms = move_end_ms
+    tp.end_ms = end_ms
+    tp.cylinder = cylinder
+    tp.surface = surface
+    tp.sector_ms = sector_ms
+    tp.base_ms = base_ms
+    tp.wrap = wrap
+    tp.move_ms = move_ms
+    tp.rotation_ms = rotation_ms
+    tp.transfer_ms = transfer_ms
+    tp.read_ms = read_ms
+    return tp
 
 
 class HeadState:
@@ -459,6 +476,7 @@ class Mechanism:
         else:
             r = (first - pos) % spt
             wait = (0.0 if r > spt - 1e-6 else r) * st
+        transfer = span * st
         if off:  # landed inside the run: read its tail first, then wrap to its head
             elapsed = wait + spt * st
             base = t + wait + (spt - off) * st  # when the run's first sector comes round
@@ -468,9 +486,8 @@ class Mechanism:
         else:
             base = t + wait
             wrap = -1
-            elapsed = wait + span * st
-        transfer = span * st
-        return TrackPlan(count, move_start, t, t + elapsed, pc, ps, step, base, wrap, move,
+            elapsed = wait + transfer
+        return new_track_plan(count, move_start, t, t + elapsed, pc, ps, step, base, wrap, move,
                          elapsed - transfer, transfer, t + wait)
 
     # -- Advanced Format: the read-modify-write of a 512e drive --------------------------

@@ -76,6 +76,7 @@ __all__ = ["CLEAN", "DESTAGE", "FLUSH", "POLICIES", "CacheConfig", "ReadService"
            "respect_arrivals", "sector_end", "write_watermark_sectors"]
 
 FLUSH = "F"  # a request op: write every dirty sector to the platter (ATA FLUSH CACHE)
+_new_object = object.__new__  # (_read_service)
 
 
 class ReadService:
@@ -84,20 +85,12 @@ class ReadService:
     ``ready_ms`` (an array) is when each sector is in the buffer. A miss read from the media
     on one track keeps only its :class:`~simcore.disk.access.TrackPlan`, whose sector times these
     are, and makes the array when asked; :meth:`ready_list` gives the same times as Python
-    floats without it (all the buffered drive's burst needs)."""
+    floats without it (all the buffered drive's burst needs). Made by :func:`_read_service`
+    (one per read: see :func:`~simcore.disk.access.new_track_plan` for why not by calling
+    the class)."""
 
     __slots__ = ("_ready", "kind", "media_end_ms", "plan", "rotation_ms", "seek_ms", "segment",
                  "transfer_ms")
-
-    def __init__(self, kind: str, ready_ms: np.ndarray | TrackPlan, seek_ms: float,
-                 rotation_ms: float, transfer_ms: float, media_end_ms: float, segment: Segment,
-                 plan: Plan | TrackPlan | None = None):
-        self.kind = kind
-        self._ready = ready_ms
-        self.seek_ms, self.rotation_ms, self.transfer_ms = seek_ms, rotation_ms, transfer_ms
-        self.media_end_ms = media_end_ms
-        self.segment = segment
-        self.plan = plan  # a miss's media access (TrackPlan: on one track)
 
     @property
     def ready_ms(self) -> np.ndarray:
@@ -127,6 +120,23 @@ class ReadService:
         return (f"ReadService({self.kind!r}, {self.sectors} sectors, seek {self.seek_ms}, "
                 f"rotation {self.rotation_ms}, transfer {self.transfer_ms}, media end "
                 f"{self.media_end_ms})")
+
+
+def _read_service(kind: str, ready_ms: np.ndarray | TrackPlan, seek_ms: float,
+                  rotation_ms: float, transfer_ms: float, media_end_ms: float, segment: Segment,
+                  plan: Plan | TrackPlan | None = None) -> ReadService:
+    """A :class:`ReadService` (its constructor); ``plan``: a miss's media access (a
+    TrackPlan when on one track)."""
+    svc = _new_object(ReadService)
+    svc.kind = kind
+    svc._ready = ready_ms
+    svc.seek_ms = seek_ms
+    svc.rotation_ms = rotation_ms
+    svc.transfer_ms = transfer_ms
+    svc.media_end_ms = media_end_ms
+    svc.segment = segment
+    svc.plan = plan
+    return svc
 
 
 class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, ReadAhead,
@@ -270,7 +280,7 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
                     self._start_read_ahead(seg, seg.end, t_media, head, consumed=end,
                                            limit=want, asked_ms=now)
             ready = np.full(sectors, ready_ms)
-            return ReadService("hit", ready, 0.0, 0.0, 0.0, ready_ms, seg)
+            return _read_service("hit", ready, 0.0, 0.0, 0.0, ready_ms, seg)
         if kind == "stream":
             self._counts["stream_hits"] += 1
             seg.last_used = self._tick
@@ -285,9 +295,10 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
                 times[:] = s.done[a:a + sectors]
             ready = np.maximum(times, ready_ms)
             end = float(ready[-1])
-            return ReadService("stream", ready, 0.0, 0.0, end - ready_ms, end, seg)
+            return _read_service("stream", ready, 0.0, 0.0, end - ready_ms, end, seg)
         # partial or miss: the head is needed
-        if self._write_back and (kind == "miss" or seg.dirty) and self._no_room():
+        if (self._write_back and self._marked and (kind == "miss" or seg.dirty)
+                and self._no_room()):
             # a segment of its own is needed and every one holds dirty data: the media
             # access waits until a destage has cleaned one (DiskSim's drives disconnect)
             ready_ms = max(ready_ms, self._make_room(now, head))
@@ -343,7 +354,7 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         # (never below zero: a stop's wait may be a hair below it, where the next sector
         # boundary rounds to just before the stop, and free a hair below ready_ms)
         waited = free - ready_ms if free > ready_ms else 0.0
-        return ReadService(kind, ready, seek + waited, rot, xfer, plan.end_ms, seg, plan)
+        return _read_service(kind, ready, seek + waited, rot, xfer, plan.end_ms, seg, plan)
 
 
     def read_done(self, svc: ReadService, media_end_ms: float, head: HeadState,

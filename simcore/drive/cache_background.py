@@ -25,7 +25,9 @@ import numpy as np
 from ..disk.access import HeadState, Plan, PlanPiece, TrackPlan
 from .cache_segments import Segment
 
-__all__ = ["BackgroundWork", "sector_end"]
+__all__ = ["BackgroundWork", "new_stream", "sector_end"]
+
+_new_object = object.__new__  # (new_stream)
 
 
 class _Stream:
@@ -34,26 +36,14 @@ class _Stream:
     A read-ahead on one track keeps its :class:`~simcore.disk.access.TrackPlan` and makes the
     sector times and pieces only when something asks for them (most read-aheads are
     stopped by the next command or end untouched: :meth:`SegmentCache.stop` counts what
-    they read from the track plan's numbers)."""
+    they read from the track plan's numbers). Made by :func:`new_stream` (one per read miss:
+    see :func:`~simcore.disk.access.new_track_plan` for why not by calling the class)."""
 
     __slots__ = ("_done", "_pieces", "asked_ms", "end_ms", "head0", "kind", "lba", "min_until",
                  "seg", "start0", "track")
 
-    def __init__(self, kind: str, seg: Segment, lba: int, plan: Plan | TrackPlan,
-                 head0: tuple[int, int], min_until: float):
-        self.kind, self.seg, self.lba = kind, seg, lba
-        if isinstance(plan, TrackPlan):
-            self.track: TrackPlan | None = plan
-            self._done = self._pieces = None
-        else:
-            self.track = None
-            self._done = plan.done_ms
-            self._pieces = list(plan.pieces)
-        self.end_ms = plan.end_ms
-        self.head0 = head0
-        self.min_until = min_until
-        self.start0 = seg.start  # the segment's start before this stream (the ring's floor)
-        self.asked_ms: float | None = None  # decided before its start (a delayed read-ahead)
+    track: TrackPlan | None
+    asked_ms: float | None
 
     def _unfold(self) -> None:
         plan = self.track.plan()
@@ -124,6 +114,29 @@ class _Stream:
         return HeadState(last.cylinder, last.surface)
 
 
+def new_stream(kind: str, seg: Segment, lba: int, plan: Plan | TrackPlan,
+               head0: tuple[int, int], min_until: float) -> _Stream:
+    """A :class:`_Stream` of ``kind`` ("read" or "write") into or from ``seg``, from ``lba``
+    on, following ``plan``; the head was at ``head0`` before it."""
+    s = _new_object(_Stream)
+    s.kind = kind
+    s.seg = seg
+    s.lba = lba
+    if type(plan) is TrackPlan:
+        s.track = plan
+        s._done = s._pieces = None
+    else:
+        s.track = None
+        s._done = plan.done_ms
+        s._pieces = list(plan.pieces)
+    s.end_ms = plan.end_ms
+    s.head0 = head0
+    s.min_until = min_until
+    s.start0 = seg.start  # the segment's start before this stream (the ring's floor)
+    s.asked_ms = None  # decided before its start (a delayed read-ahead)
+    return s
+
+
 def sector_end(p: PlanPiece | TrackPlan, t: float) -> float:
     """When a read-ahead on track ``p``, stopped at ``t`` after its move, frees the head if
     it may not stop inside a sector (``CacheConfig.stop_in_sector`` False, DiskSim's "Stop
@@ -137,6 +150,22 @@ def sector_end(p: PlanPiece | TrackPlan, t: float) -> float:
     k = math.ceil((t - r) / p.sector_ms - 1e-9)
     boundary, end = r + k * p.sector_ms, p.end_ms
     return end if end < boundary else boundary  # the smaller (min, without its call)
+
+
+def _stop_on(pieces: list[PlanPiece], free: float, cyl: int, surf: int
+             ) -> tuple[float, PlanPiece | None, int, int]:
+    """Where a stream of ``pieces`` stopped at ``free`` leaves the head: when it is free (a
+    seek or head switch in progress runs to its end), the piece whose sectors pass then
+    (None during a move or before the first), and its track (``(cyl, surf)`` before it)."""
+    on = None
+    for p in pieces:
+        if free < p.move_start_ms:
+            break
+        cyl, surf = p.cylinder, p.surface
+        if free < p.move_end_ms:  # a seek or head switch cannot be aborted
+            return p.move_end_ms, None, cyl, surf
+        on = p
+    return free, on, cyl, surf
 
 
 class BackgroundWork:
@@ -188,15 +217,15 @@ class BackgroundWork:
         cyl, surf = s.head0
         track = s.track
         on: PlanPiece | TrackPlan | None = None  # the track whose sectors pass at ``free``
-        for p in (track,) if track is not None else s.pieces:
-            if free < p.move_start_ms:
-                break
-            cyl, surf = p.cylinder, p.surface
-            if free < p.move_end_ms:  # a seek or head switch cannot be aborted
-                free = p.move_end_ms
-                on = None
-                break
-            on = p
+        if track is not None:  # (_stop_on over its one track, without the call)
+            if free >= track.move_start_ms:
+                cyl, surf = track.cylinder, track.surface
+                if free < track.move_end_ms:  # a seek or head switch cannot be aborted
+                    free = track.move_end_ms
+                else:
+                    on = track
+        else:
+            free, on, cyl, surf = _stop_on(s.pieces, free, cyl, surf)
         if s.asked_ms is not None and t < base:
             on = None  # stopped before it began: its (queued) seek is all there is to wait for
         got = s.done_by(free) if track is None else track.done_by(free)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..disk.access import HeadState
-from .cache_background import _Stream
+from .cache_background import _Stream, new_stream
 from .cache_segments import _NO_ARRIVALS, CLEAN, Segment
 from .write_feed import respect_arrivals
 
@@ -128,7 +128,7 @@ class DestageWork:
         plan = self.mech.plan(lba, n, True, t, head, min_move_ms=self._min_write_seek)
         arrive = seg.arrive[lba - seg.arrive0:]
         plan = plan._replace(done_ms=respect_arrivals(plan, arrive[:n], self.rev_ms))
-        s = _Stream("write", seg, lba, plan, head0, t)
+        s = new_stream("write", seg, lba, plan, head0, t)
         s.end_ms = float(s.done[-1])
         self.stream = s
         head.cylinder, head.surface = plan.cylinder, plan.surface

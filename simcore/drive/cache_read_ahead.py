@@ -57,7 +57,7 @@ import math
 import numpy as np
 
 from ..disk.access import HeadState, Plan, TrackPlan
-from .cache_background import _Stream
+from .cache_background import _Stream, new_stream
 from .cache_segments import Segment
 from .write_feed import respect_arrivals
 
@@ -180,7 +180,7 @@ class ReadAhead:
         else:
             plan = self.mech.plan(x, ra, False, t, head)
             min_until = float(plan.done_ms[mn - 1]) if mn else t
-        self.stream = _Stream("read", seg, x, plan, head0, min_until)
+        self.stream = new_stream("read", seg, x, plan, head0, min_until)
         if asked_ms is not None and asked_ms < t and not mn:
             self.stream.asked_ms = asked_ms
         seg.end = x + ra

@@ -401,6 +401,9 @@ class Drive:
         ov = self._ov  # [hit][after_write] -> a read's command overhead
         self._read_ov = ((ov.read_miss(False), ov.read_miss(True)),
                          (ov.read_hit(False), ov.read_hit(True)))
+        # [after_write] -> a read's miss and hit overheads and the data preparation after them
+        self._read_ovs = tuple((ov.read_miss(aw), ov.read_hit(aw), ov.data_prep_ms)
+                               for aw in (False, True))
         self._watermark = prof.read_watermark
         self._burst_offsets: dict[int, list[float]] = {}  # _burst_start's, per length
         # a read miss disconnects and reselects (see _read_data_start)
@@ -678,23 +681,22 @@ class Drive:
             kind = found[0]
             hit = kind == "hit" or kind == "stream"
             aw = self._after_write
-            miss_ov, hit_ov = self._read_ov[False][aw], self._read_ov[True][aw]
+            miss_ov, hit_ov, prep = self._read_ovs[aw]
             ov = hit_ov if hit else miss_ov
-            o = self._ov
             # _serve_read: a partial hit's buffered head goes after the read hit set-up
-            data = t + hit_ov + o.data_prep_ms if kind == "partial" else None
-            svc = cache.read(lba, n, t, t + ov, head, found, data_ms=data,
-                             media_ms=t + miss_ov)
+            data = t + hit_ov + prep if kind == "partial" else None
+            svc = cache.read(lba, n, t, t + ov, head, found, data, t + miss_ov)
             if data is not None:
                 start_ms = data
             elif self._read_handshakes:
                 start_ms = self._read_data_start(svc, t + ov, aw)
             else:  # (_read_data_start without disconnect or reselect overheads)
-                start_ms = t + ov + o.data_prep_ms
+                start_ms = t + ov + prep
             # _dma_burst (its start from the plan's numbers where they decide it, no list)
             b = self._bus_ms
             earliest = now if now > start_ms else start_ms
-            latest = svc.latest_less(b)
+            ready = svc._ready  # (svc.latest_less, without the call)
+            latest = ready.latest_less(b) if type(ready) is TrackPlan else None
             if latest is None:
                 s = self._burst_start(svc.ready_list(), earliest)
             else:
