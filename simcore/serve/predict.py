@@ -174,9 +174,11 @@ def fio_job(profile: DiskProfile, rw: str, bs_kib: int, iodepth: int = 1, *,
     ``seed``, ``seed + 1``, ...): fio's run is one draw, the prediction their
     mean. With ``fio_seed`` (the job's ``--randseed``, under ``--randrepeat=0``:
     :func:`~simcore.serve.fio.random_offsets`), ``randread`` replays instead the
-    offsets fio reads for that seed, once (``repeats`` is then not used); where
-    fio is not installed it falls back to the mean of ``repeats`` draws. Raises
-    ValueError naming the bad field.
+    offsets fio reads for that seed, in fio's order, ``repeats`` times from as many
+    platter phases at start (``seed``, ``seed + 1``, ...; a served run starts at an
+    arbitrary one, and the rotational waits that follow are not fio's to share),
+    and averages them; where fio is not installed it falls back to the mean of
+    ``repeats`` draws of offsets. Raises ValueError naming the bad field.
     """
     if rw not in PATTERNS:
         raise ValueError(f"rw must be one of {PATTERNS} (got {rw!r})")
@@ -196,9 +198,6 @@ def fio_job(profile: DiskProfile, rw: str, bs_kib: int, iodepth: int = 1, *,
     same = None
     if rw == "randread" and fio_seed is not None:
         same = fio_order([f"--rw={rw}", f"--bs={bs}", *random_offsets(fio_seed)], cap, bs)
-    if same is not None:
-        return replay(profile, [same], iodepth=int(iodepth), cache=cache, scheduler=scheduler,
-                      duration_ms=float(runtime_s) * 1000.0, warmup_ms=0.0, seed=seed)
     runs = []
     for k in range(int(repeats)):
         rng = np.random.default_rng(seed + k)
@@ -213,9 +212,13 @@ def fio_job(profile: DiskProfile, rw: str, bs_kib: int, iodepth: int = 1, *,
             while True:
                 yield int(rng.integers(0, blocks)) * bs, bs
 
-        runs.append(replay(profile, [make], iodepth=int(iodepth), cache=cache,
+        runs.append(replay(profile, [same or make], iodepth=int(iodepth), cache=cache,
                            scheduler=scheduler, duration_ms=float(runtime_s) * 1000.0,
                            warmup_ms=0.0, seed=seed + k))
+    return _mean(runs)
+
+
+def _mean(runs: list[Predicted]) -> Predicted:
     return Predicted(float(np.mean([r.read_mb_s for r in runs])),
                      float(np.mean([r.read_iops for r in runs])),
                      float(np.mean([r.read_mean_ms for r in runs])),
@@ -250,13 +253,15 @@ def track_fio_args(track_bytes: int, first_byte: int, span_bytes: int, shift_byt
 def track_reads(profile: DiskProfile, track_bytes: int, first_byte: int, span_bytes: int,
                 shift_bytes: int, *, n: int = 3000, seed: int = 0,
                 cache: bool = True, fio_seed: int | None = None,
-                runtime_s: float = 3.0) -> Predicted:
+                runtime_s: float = 3.0, phases: int = 4) -> Predicted:
     """The model's figures for :func:`track_fio_args`'s job (about ``n`` requests measured).
 
     Without ``fio_seed``, the expected value: ``n`` offsets of the model's own
     (after a 200 ms warm-up). With it (the job's seed), the job as fio runs it for
     that seed: the offsets fio reads, in fio's order, from an idle drive for
-    ``runtime_s``; where fio is not installed, the expected value as without.
+    ``runtime_s``, averaged over ``phases`` platter phases at start (seeds ``seed``,
+    ``seed + 1``, ...: the rotational waits a served run meets are its own); where
+    fio is not installed, the expected value as without.
     """
     blocks = (span_bytes - shift_bytes) // track_bytes
     if blocks < 2:
@@ -266,8 +271,10 @@ def track_reads(profile: DiskProfile, track_bytes: int, first_byte: int, span_by
         same = fio_order(track_fio_args(track_bytes, first_byte, span_bytes, shift_bytes,
                                         runtime_s, fio_seed), cap, track_bytes, n=1024)
         if same is not None:
-            return replay(profile, [same], iodepth=1, cache=cache,
-                          duration_ms=float(runtime_s) * 1000.0, warmup_ms=0.0, seed=seed)
+            runs = [replay(profile, [same], iodepth=1, cache=cache,
+                           duration_ms=float(runtime_s) * 1000.0, warmup_ms=0.0, seed=seed + k)
+                    for k in range(max(1, int(phases)))]
+            return _mean(runs)
     rng = np.random.default_rng(seed)
     base = first_byte + shift_bytes
 
