@@ -1,4 +1,5 @@
-"""The served labs' random jobs draw their offsets from their own seed (fio's ``randrepeat``).
+"""The served labs' random jobs draw their offsets from their own seed (fio's ``randrepeat``),
+and the prediction replays the offsets fio reads for that seed.
 
 With fio's default ``randrepeat=1``, ``--randseed`` does not reach the offsets: every run and
 every variant read the same fractions of its zone in the same order, one frozen sample whose
@@ -18,6 +19,8 @@ from conftest import require_tool
 
 from simcore.labkit import emulated, served_demo
 from simcore.labkit.check import variant_seed
+from simcore.serve import fio, predict
+from simcore.serve import mystery as served_mystery
 from simcore.serve.predict import track_fio_args
 
 KEYS = Path(__file__).resolve().parent.parent / "instructors" / "labs"
@@ -91,3 +94,46 @@ def test_the_measuring_cell_runs_the_jobs_the_tests_and_the_book_use(lab, stem, 
     exec(next(c for c in code if c.get("id") == "served-measure").source, ns)
     assert asked == getattr(served_demo, f"{lab}_jobs")(ns["SEED"])["jobs"]
     assert any(a.startswith("--randseed=") for _, fio, _ in asked.values() for a in fio)
+
+
+# -- the prediction reads the offsets fio reads (simcore.serve.fio.job_offsets) ---------------
+
+def test_fio_lists_the_offsets_a_sparse_file_gets(tmp_path):
+    """``job_offsets`` (fio's null engine over the drive's size) lists what fio reads on a sparse
+    file of that size, in order; Lab 5's job past one pass over its span, as time_based runs."""
+    require_tool("fio")
+    for seed in (3, 4):
+        job = track_fio_args(TRACK, FIRST, SPAN, 0, 3, seed)
+        assert fio.job_offsets(job, FIRST + SPAN + TRACK, 12) == offsets(tmp_path, seed)
+    job = track_fio_args(TRACK, FIRST, SPAN, 0, 3, 9)
+    two = fio.job_offsets(job, FIRST + SPAN + TRACK, 600)  # 400 blocks a pass
+    assert len(two) == 600 and len(set(two[:400])) == 400  # fio's random map: each block once
+    assert len(set(two[400:])) == 200 and two[400:] != two[:200]  # a new pass, its own order
+
+
+def test_the_replay_issues_fios_offsets_in_fios_order():
+    """The job the replay runs yields fio's offsets in order, asking fio for more when it runs
+    out of the ones it has."""
+    require_tool("fio")
+    job = ["--rw=randread", "--bs=4096", *fio.random_offsets(5)]
+    size = 1 << 34
+    make = predict.fio_order(job, size, 4096, n=16)
+    it = make()
+    got = [next(it) for _ in range(40)]
+    assert [o for o, _ in got] == fio.job_offsets(job, size, 40)
+    assert {n for _, n in got} == {4096}
+
+
+def test_the_prediction_follows_the_seed_and_falls_back_without_fio(monkeypatch):
+    """A seed's prediction is one replay of that seed's offsets (the same twice, another seed
+    differs); without fio it is the expected value, as without a seed."""
+    require_tool("fio")
+    prof = served_mystery.mystery_profile_for_token(served_demo.lab3_demo()["token"])
+    kw = dict(rw="randread", bs_kib=4, iodepth=8, scheduler="sptf", runtime_s=0.6, repeats=2)
+    one, again = predict.fio_job(prof, **kw, fio_seed=1), predict.fio_job(prof, **kw, fio_seed=1)
+    assert one == again and one != predict.fio_job(prof, **kw, fio_seed=2)
+    expected = predict.fio_job(prof, **kw)
+    assert one != expected
+    monkeypatch.setattr(fio.shutil, "which", lambda name: None)
+    assert fio.job_offsets(["--rw=randread"], 1 << 30, 4) is None
+    assert predict.fio_job(prof, **kw, fio_seed=1) == expected

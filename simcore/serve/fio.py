@@ -8,7 +8,10 @@ always comes with how faithfully it was emulated.
 
 from __future__ import annotations
 
+import functools
 import json
+import math
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -82,6 +85,59 @@ def random_offsets(seed: int) -> list[str]:
     if isinstance(seed, bool) or int(seed) != seed or seed < 0:
         raise ValueError(f"seed must be a whole number >= 0 (got {seed!r})")
     return ["--randrepeat=0", f"--randseed={int(seed)}"]
+
+
+#: The job options that choose a random job's offsets (the rest: how fast and how long it runs).
+_OFFSET_OPTIONS = ("--rw=", "--readwrite=", "--bs=", "--blocksize=", "--offset=", "--size=",
+                   "--randrepeat=", "--randseed=", "--random_distribution=", "--norandommap",
+                   "--random_generator=")
+_READ = re.compile(r" read (\d+) \d+$", re.M)
+
+
+def job_offsets(fio_args: list[str], size_bytes: int, n: int) -> list[int] | None:
+    """The first ``n`` byte offsets fio reads for the job ``fio_args``, in the order fio issues them.
+
+    fio itself draws them (its own generator, never reimplemented here): the job's
+    offset options (``--rw --bs --offset --size --randrepeat --randseed``) run on
+    fio's ``null`` engine over ``size_bytes`` (the served drive's size, which the
+    ``nbd`` engine takes as the file's size), and fio's ``--write_iolog`` lists
+    the offsets. The null engine draws the same offsets as a sparse file of that
+    size read with ``psync`` (tests/test_fio_offsets.py) and writes no file, so
+    it runs under a sandbox's file-size limit; fio issues them in the same order
+    whatever its engine and depth. Past one pass over the job's range, fio
+    starts another as a ``--time_based`` run does (``--loops``). Returns None when
+    fio is not installed or does not run here; cached per (options, size, n).
+    """
+    if shutil.which("fio") is None:
+        return None
+    keep = tuple(a for a in fio_args if a.startswith(_OFFSET_OPTIONS))
+    if not any(a.startswith("--size=") for a in keep):
+        keep += (f"--size={int(size_bytes)}",)
+    try:
+        got = _offsets(keep, int(n))
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    return list(got)
+
+
+@functools.lru_cache(maxsize=64)
+def _offsets(keep: tuple[str, ...], n: int) -> tuple[int, ...]:
+    got = _fio_log(keep, [f"--number_ios={n}"])
+    if 0 < len(got) < n:  # one pass over the range ended: fio's next passes, as time_based runs
+        got = _fio_log(keep, [f"--loops={math.ceil(n / len(got)) + 1}"])
+    if len(got) < n:
+        raise ValueError(f"fio listed {len(got)} offsets, not {n}")
+    return tuple(got[:n])
+
+
+def _fio_log(keep: tuple[str, ...], extra: list[str]) -> list[int]:
+    with tempfile.TemporaryDirectory(prefix="simcore-offsets-") as tmp:
+        log = f"{tmp}/io.log"
+        subprocess.run(["fio", "--name=offsets", "--ioengine=null", "--thread",
+                        f"--write_iolog={log}", "--output-format=terse", *keep, *extra],
+                       check=True, capture_output=True, text=True, timeout=60)
+        with open(log) as fh:
+            return [int(m.group(1)) for m in _READ.finditer(fh.read())]
 
 
 def random_reads(serve_args: list[str], iodepth: int = 1, seconds: float = 4,

@@ -9,7 +9,11 @@ instead of the wall clock, fed the way fio feeds the server: each fio job keeps
 after a reply (fio's ``nbd`` engine and the NBD socket; about 0.1 ms here, see
 ``../shared/notes/emulation.md``). Random offsets are drawn as fio draws them
 (whole blocks of ``bs`` from the job's ``offset``, uniformly), so the
-prediction is the workload's expected value, not fio's particular sample.
+prediction is the workload's expected value, not fio's particular sample;
+given the job's fio seed (``fio_seed``), a random job instead replays the very
+offsets fio reads for that seed, in fio's order (fio lists them itself:
+:func:`~simcore.serve.fio.job_offsets`), so a measurement and its prediction
+share their sample and differ only where the drive does (lateness, protocol).
 
 :func:`fio_job` is one plain fio job (``rw=read`` in order from an offset, or
 ``rw=randread`` over the whole drive, at a queue depth, under the drive's own
@@ -30,7 +34,7 @@ import numpy as np
 
 from ..disk.profile import DiskProfile
 from .adapter import RealtimeDrive
-from .fio import random_offsets
+from .fio import job_offsets, random_offsets
 from .server import with_seed
 
 SECTOR = 512
@@ -130,6 +134,29 @@ def replay(profile: DiskProfile, jobs: list[Callable[[], Iterator[tuple[int, int
     return Predicted(nbytes / 1e6 / window_s, len(lat) / window_s, float(np.mean(lat)), len(lat))
 
 
+def fio_order(fio_args: list[str], size_bytes: int, req_bytes: int,
+              n: int = 2048) -> Callable[[], Iterator[tuple[int, int]]] | None:
+    """A job factory replaying the offsets fio reads for ``fio_args``, in fio's order; None
+    without fio (then a caller falls back to drawing its own). Asks fio for twice as many
+    offsets whenever the replay has used up the ones it has (fio's list is the same prefix)."""
+    first = job_offsets(fio_args, size_bytes, n)
+    if first is None:
+        return None
+
+    def make() -> Iterator[tuple[int, int]]:
+        offs, k, m = first, 0, n
+        while True:
+            if k == len(offs):
+                m *= 2
+                more = job_offsets(fio_args, size_bytes, m)
+                if more is None:
+                    raise RuntimeError("fio stopped listing the job's offsets")
+                offs = more
+            yield offs[k], req_bytes
+            k += 1
+    return make
+
+
 # -- Labs 2 and 3: one plain fio job -------------------------------------------------------------
 
 PATTERNS = ("read", "randread")
@@ -137,7 +164,7 @@ PATTERNS = ("read", "randread")
 
 def fio_job(profile: DiskProfile, rw: str, bs_kib: int, iodepth: int = 1, *,
             scheduler: str = "fcfs", cache: bool = True, offset_bytes: int = 0, seed: int = 0,
-            runtime_s: float = 5.0, repeats: int = 1) -> Predicted:
+            runtime_s: float = 5.0, repeats: int = 1, fio_seed: int | None = None) -> Predicted:
     """The model's figures for fio's ``--rw=RW --bs=BSk --iodepth=D --runtime=S --time_based``.
 
     As fio runs it: from an idle drive, counting what completes in ``runtime_s``
@@ -145,7 +172,13 @@ def fio_job(profile: DiskProfile, rw: str, bs_kib: int, iodepth: int = 1, *,
     from ``offset_bytes``; ``randread`` draws whole blocks uniformly over the
     drive. ``repeats`` averages that many draws of the random offsets (seeds
     ``seed``, ``seed + 1``, ...): fio's run is one draw, the prediction their
-    mean. Raises ValueError naming the bad field.
+    mean. With ``fio_seed`` (the job's ``--randseed``, under ``--randrepeat=0``:
+    :func:`~simcore.serve.fio.random_offsets`), ``randread`` replays instead the
+    offsets fio reads for that seed, in fio's order, ``repeats`` times from as many
+    platter phases at start (``seed``, ``seed + 1``, ...; a served run starts at an
+    arbitrary one, and the rotational waits that follow are not fio's to share),
+    and averages them; where fio is not installed it falls back to the mean of
+    ``repeats`` draws of offsets. Raises ValueError naming the bad field.
     """
     if rw not in PATTERNS:
         raise ValueError(f"rw must be one of {PATTERNS} (got {rw!r})")
@@ -162,6 +195,9 @@ def fio_job(profile: DiskProfile, rw: str, bs_kib: int, iodepth: int = 1, *,
     bs = int(bs_kib) * 1024
     cap = RealtimeDrive(profile, scheduler, cache).capacity_sectors * SECTOR
     blocks = cap // bs
+    same = None
+    if rw == "randread" and fio_seed is not None:
+        same = fio_order([f"--rw={rw}", f"--bs={bs}", *random_offsets(fio_seed)], cap, bs)
     runs = []
     for k in range(int(repeats)):
         rng = np.random.default_rng(seed + k)
@@ -176,9 +212,13 @@ def fio_job(profile: DiskProfile, rw: str, bs_kib: int, iodepth: int = 1, *,
             while True:
                 yield int(rng.integers(0, blocks)) * bs, bs
 
-        runs.append(replay(profile, [make], iodepth=int(iodepth), cache=cache,
+        runs.append(replay(profile, [same or make], iodepth=int(iodepth), cache=cache,
                            scheduler=scheduler, duration_ms=float(runtime_s) * 1000.0,
                            warmup_ms=0.0, seed=seed + k))
+    return _mean(runs)
+
+
+def _mean(runs: list[Predicted]) -> Predicted:
     return Predicted(float(np.mean([r.read_mb_s for r in runs])),
                      float(np.mean([r.read_iops for r in runs])),
                      float(np.mean([r.read_mean_ms for r in runs])),
@@ -212,11 +252,29 @@ def track_fio_args(track_bytes: int, first_byte: int, span_bytes: int, shift_byt
 
 def track_reads(profile: DiskProfile, track_bytes: int, first_byte: int, span_bytes: int,
                 shift_bytes: int, *, n: int = 3000, seed: int = 0,
-                cache: bool = True) -> Predicted:
-    """The model's figures for :func:`track_fio_args`'s job (about ``n`` requests measured)."""
+                cache: bool = True, fio_seed: int | None = None,
+                runtime_s: float = 3.0, phases: int = 4) -> Predicted:
+    """The model's figures for :func:`track_fio_args`'s job (about ``n`` requests measured).
+
+    Without ``fio_seed``, the expected value: ``n`` offsets of the model's own
+    (after a 200 ms warm-up). With it (the job's seed), the job as fio runs it for
+    that seed: the offsets fio reads, in fio's order, from an idle drive for
+    ``runtime_s``, averaged over ``phases`` platter phases at start (seeds ``seed``,
+    ``seed + 1``, ...: the rotational waits a served run meets are its own); where
+    fio is not installed, the expected value as without.
+    """
     blocks = (span_bytes - shift_bytes) // track_bytes
     if blocks < 2:
         raise ValueError("the span holds fewer than two blocks of the track size")
+    if fio_seed is not None:
+        cap = RealtimeDrive(profile, "fcfs", cache).capacity_sectors * SECTOR
+        same = fio_order(track_fio_args(track_bytes, first_byte, span_bytes, shift_bytes,
+                                        runtime_s, fio_seed), cap, track_bytes, n=1024)
+        if same is not None:
+            runs = [replay(profile, [same], iodepth=1, cache=cache,
+                           duration_ms=float(runtime_s) * 1000.0, warmup_ms=0.0, seed=seed + k)
+                    for k in range(max(1, int(phases)))]
+            return _mean(runs)
     rng = np.random.default_rng(seed)
     base = first_byte + shift_bytes
 
