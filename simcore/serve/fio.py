@@ -13,6 +13,7 @@ import json
 import math
 import re
 import shutil
+import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from typing import Any
