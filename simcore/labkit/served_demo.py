@@ -36,24 +36,24 @@ LAB3_POLICIES = ["sptf", "sstf", "clook"]
 def lab2_jobs(seed: int) -> dict[str, Any]:
     """Lab 2's measuring cell for the variant of ``seed``: its drive and fio jobs
     (kind -> serve args, fio args, socket tag); the random job reads the offsets
-    of the variant's own fio seed."""
-    tok = mystery_token(seed)
+    of the variant's own fio seed (``fio_seed``)."""
+    tok, fseed = mystery_token(seed), fio_seed(seed, "lab2-q9s")
     common = ["--bs=64k", "--iodepth=1", "--runtime=5", "--time_based"]
-    rand = ["--rw=randread", *random_offsets(fio_seed(seed, "lab2-q9s"))]
-    return {"token": tok, "jobs": {
+    rand = ["--rw=randread", *random_offsets(fseed)]
+    return {"token": tok, "fio_seed": fseed, "jobs": {
         "lab2-seq": (["--mystery", tok], ["--rw=read", "--offset=0", "--size=256m", *common], tok),
         "lab2-rand": (["--mystery", tok], [*rand, *common], tok)}}
 
 
 def lab3_jobs(seed: int) -> dict[str, Any]:
     """Lab 3's measuring cell for the variant of ``seed``: its drive, depth, policy and fio
-    jobs; both jobs read the same offsets, of the variant's own fio seed."""
-    tok = mystery_token(seed)
+    jobs; both jobs read the same offsets, of the variant's own fio seed (``fio_seed``)."""
+    tok, fseed = mystery_token(seed), fio_seed(seed, "lab3-q9s")
     depth = int(variant_rng(seed, "lab3-q9").integers(4, 33))
     policy = pick(seed, LAB3_POLICIES, "lab3-q9p")
     job = ["--rw=randread", "--bs=4k", f"--iodepth={depth}", "--runtime=5", "--time_based",
-           *random_offsets(fio_seed(seed, "lab3-q9s"))]
-    return {"token": tok, "depth": depth, "policy": policy, "jobs": {
+           *random_offsets(fseed)]
+    return {"token": tok, "fio_seed": fseed, "depth": depth, "policy": policy, "jobs": {
         "lab3-fcfs": (["--mystery", tok, "--scheduler", "fcfs"], job, f"{tok}-fcfs"),
         "lab3-pos": (["--mystery", tok, "--scheduler", policy], job, f"{tok}-{policy}")}}
 
