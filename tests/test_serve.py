@@ -7,6 +7,7 @@ written reads back (issue 18; timing-accurate emulation, Griffin et al. 2002).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import re
@@ -252,18 +253,18 @@ def test_sigterm_answers_what_is_in_flight_then_refuses(tmp_path):
     assert len(rows) == 4
 
 
-def test_the_server_takes_events_a_lead_early_and_learns_the_lead():
-    """On a fake clock: the alarm is set a lead before the model's next event; woken inside
-    the lead, the server takes the event at once, so the reply leaves before the model's
-    finish, and the lead shrinks by a share of that earliness (server.LEAD_MS)."""
+@contextlib.contextmanager
+def _server_on_a_fake_clock():
+    """A DiskServer whose clock is ``clock.t`` (ms), whose alarm records the times it is set
+    for (``armed``) and whose one client records the clock at each reply (``replies``)."""
     import asyncio
     import types
 
     from simcore.serve import server as served
 
     loop = asyncio.new_event_loop()
+    srv = served.DiskServer(simcore.load_disk(DISK), cache=False, realtime=False)
     try:
-        srv = served.DiskServer(simcore.load_disk(DISK), cache=False, realtime=False)
         srv._start(loop)
         srv.alarm.close()
         clock = types.SimpleNamespace(t=0.0)
@@ -273,6 +274,19 @@ def test_the_server_takes_events_a_lead_early_and_learns_the_lead():
         srv.alarm = types.SimpleNamespace(arm=armed.append, close=lambda: None)
         replies: list = []
         writer = types.SimpleNamespace(write=lambda data: replies.append(clock.t))
+        yield srv, clock, armed, replies, writer
+    finally:
+        srv.store.close()
+        loop.close()
+
+
+def test_the_server_takes_events_a_lead_early_and_learns_the_lead():
+    """On a fake clock: the alarm is set a lead before the model's next event; woken inside
+    the lead, the server takes the event at once, so the reply leaves before the model's
+    finish, and the lead shrinks by a share of that earliness (server.LEAD_MS)."""
+    from simcore.serve import server as served
+
+    with _server_on_a_fake_clock() as (srv, clock, armed, replies, writer):
         srv._arrive(0, writer, p.Command(0, p.CMD_READ, 7, 1 << 20, 4096), b"")
         for _ in range(20):  # wake half a lead before each event the alarm was set for
             if replies:
@@ -286,9 +300,6 @@ def test_the_server_takes_events_a_lead_early_and_learns_the_lead():
         assert lateness == pytest.approx(actual - finish) and -served.LEAD_MS < lateness < 0
         assert srv.lead_ms == pytest.approx(served.LEAD_MS + served.LEAD_GAIN * lateness)
         assert armed[-1] is None  # nothing left to do
-    finally:
-        srv.store.close()
-        loop.close()
 
 
 def test_fio_runs_at_a_raised_priority_where_allowed(tmp_path):
@@ -323,23 +334,9 @@ def test_fio_runs_at_a_raised_priority_where_allowed(tmp_path):
 def test_the_server_measures_how_late_the_client_sends_its_next_request():
     """On a fake clock: a reply at t, the connection's next request 3 ms later; a request that
     follows no reply (a connection's first) is not counted."""
-    import asyncio
-    import types
-
     from simcore.serve import server as served
 
-    loop = asyncio.new_event_loop()
-    try:
-        srv = served.DiskServer(simcore.load_disk(DISK), cache=False, realtime=False)
-        srv._start(loop)
-        srv.alarm.close()
-        clock = types.SimpleNamespace(t=0.0)
-        clock.now_ms = lambda: clock.t
-        srv.clock = clock
-        armed: list = []
-        srv.alarm = types.SimpleNamespace(arm=armed.append, close=lambda: None)
-        replies: list = []
-        writer = types.SimpleNamespace(write=lambda data: replies.append(clock.t))
+    with _server_on_a_fake_clock() as (srv, clock, armed, replies, writer):
         for k in range(2):
             srv._arrive(0, writer, p.Command(0, p.CMD_READ, k, k << 20, 4096), b"")
             while len(replies) == k:
@@ -349,6 +346,3 @@ def test_the_server_measures_how_late_the_client_sends_its_next_request():
         summary = srv.lateness()
         assert summary["client_requests"] == 1
         assert summary["client_mean_ms"] == pytest.approx(3.0)
-    finally:
-        srv.store.close()
-        loop.close()
