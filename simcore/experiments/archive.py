@@ -9,10 +9,7 @@ keeps the rows of its sweep in ``data/results/<name>-full-s<seed>.json``, togeth
 command, commit and machine that made them. The book assembles its result from those rows with
 the current code (targets, intervals and figures are computed at build, never stored), and
 ``tests/test_results_archive.py`` replays a sample of the points in full and requires the
-archived rows: every value exactly, except that a float may differ from the archived one in its
-last digits (:data:`FLOAT_REL`, far below anything a reader sees; a mean of milliseconds summed
-over a million requests moves there when one of them changes by 1e-14 ms). An archive the code no
-longer produces fails the suite.
+archived rows bit for bit, so an archive the code no longer produces fails the suite.
 ``python -m simcore results archive NAME`` remakes it; ``results verify NAME --all`` replays
 every point.
 """
@@ -47,23 +44,6 @@ def path(name: str, seed: int = 0) -> Path:
 def is_archived(name: str) -> bool:
     """Whether experiment ``name`` keeps its full run in an archive."""
     return bool(getattr(get_experiment(name), "ARCHIVED", False))
-
-
-#: How far (relative) an archived float may be from the replayed one and still count as the
-#: same number (verify). The placement archive was made before a fix that clamps a seek or
-#: rotation of -1e-14 ms (float rounding) at zero, which moves two means in their 11th digit.
-FLOAT_REL = 1e-9
-
-
-def _same(got: Any, want: Any) -> bool:
-    """Equal, floats to :data:`FLOAT_REL` (relative), everything else exactly."""
-    if isinstance(got, float) and isinstance(want, float):
-        return got == want or abs(got - want) <= FLOAT_REL * max(abs(got), abs(want))
-    if isinstance(got, dict) and isinstance(want, dict):
-        return got.keys() == want.keys() and all(_same(got[k], want[k]) for k in got)
-    if isinstance(got, list) and isinstance(want, list):
-        return len(got) == len(want) and all(_same(a, b) for a, b in zip(got, want, strict=True))
-    return type(got) is type(want) and got == want
 
 
 def _normal(value: Any) -> Any:
@@ -207,7 +187,7 @@ def verify(name: str, seed: int = 0, which: Sequence[int] | None = None,
            executor: Executor | None = None) -> list[str]:
     """Replay the archived points ``which`` (indices; all if None) and list every difference.
 
-    Empty list: the code still produces the archived rows (floats to :data:`FLOAT_REL`).
+    Empty list: the code still produces the archived rows bit for bit.
     """
     mod = _module(name)
     data = load(name, seed)
@@ -228,8 +208,7 @@ def verify(name: str, seed: int = 0, which: Sequence[int] | None = None,
         fresh = [fu.result() for fu in futs]
     for i, row in zip(idx, fresh, strict=True):
         got, want = _normal(row), entries[i]["row"]
-        if not _same(got, want):
-            diff = sorted(k for k in set(got) | set(want)
-                          if not _same(got.get(k), want.get(k)))
+        if got != want:
+            diff = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
             problems.append(f"point {i} {entries[i]['point']}: differs in {', '.join(diff)}")
     return problems
