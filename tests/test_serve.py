@@ -25,6 +25,7 @@ from helpers_serve import Served, fio
 import simcore
 from simcore.records import Request
 from simcore.serve import protocol as p
+from simcore.serve.fio import random_offsets
 from simcore.serve.mystery import zone_stream_mb_s
 
 DISK = "maxtor92048u8"
@@ -165,7 +166,7 @@ def test_fio_random_reads_give_the_model_service_time(tmp_path):
     srv = Served(tmp_path, "--disk", DISK)
     try:
         rep = fio(srv.uri, "--name=rand", "--rw=randread", "--bs=4k", "--iodepth=1",
-                  "--runtime=4", "--time_based", "--randseed=11")
+                  "--runtime=4", "--time_based", *random_offsets(11))
     finally:
         rows = srv.stop()
     reads = [r for r in rows if r["op"] == "read"]
@@ -209,7 +210,7 @@ def test_fio_writes_read_back(tmp_path):
     srv = Served(tmp_path, "--disk", DISK)
     try:
         fio(srv.uri, "--name=w", "--rw=randwrite", "--bs=16k", "--iodepth=4", "--size=2m",
-            "--offset=1g", "--verify=crc32c", "--do_verify=1", "--fsync=16", "--randseed=5",
+            "--offset=1g", "--verify=crc32c", "--do_verify=1", "--fsync=16", *random_offsets(5),
             "--verify_state_save=0", cwd=str(tmp_path))
     finally:
         rows = srv.stop()

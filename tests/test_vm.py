@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from conftest import require, require_tool
 
+from simcore.serve.fio import random_offsets
+
 REPO = Path(__file__).resolve().parent.parent
 SCHEDULERS = ("none", "mq-deadline", "bfq")
 
@@ -26,7 +28,7 @@ for s in {scheds}; do
   echo $s > /sys/block/sda/queue/scheduler
   echo 128 > /sys/block/sda/queue/nr_requests 2>/dev/null  # none keeps the IDE depth
   fio --name=$s --filename=/dev/sda --direct=1 --rw=randread --bs=4k --iodepth=32 \\
-      --ioengine=libaio --runtime=3 --time_based --randseed=3 --output-format=json > $s.json
+      --ioengine=libaio --runtime=3 --time_based {offsets} --output-format=json > $s.json
 done
 hdparm -t --offset 0 /dev/sda > outer.txt
 hdparm -t --offset 18 /dev/sda > inner.txt
@@ -46,7 +48,8 @@ def guest(tmp_path_factory):
     except vm.VmUnavailable as exc:
         require(False, str(exc))
     tmp = tmp_path_factory.mktemp("vm")
-    (tmp / "guest.sh").write_text(SCRIPT.format(scheds=" ".join(SCHEDULERS)))
+    (tmp / "guest.sh").write_text(SCRIPT.format(scheds=" ".join(SCHEDULERS),
+                                                offsets=" ".join(random_offsets(3))))
     env = dict(os.environ, PYTHONPATH=str(REPO))
     res = subprocess.run([sys.executable, "-m", "simcore", "vm", "--disk", "maxtor92048u8",
                           "--script", str(tmp / "guest.sh"), "--out", str(tmp / "out")],

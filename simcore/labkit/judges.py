@@ -29,7 +29,11 @@ number by the tool output the student attached (:mod:`simcore.labkit.attach`):
    hold: the served drive's settings the measuring cell puts in its tag, e.g.
    its queue policy), and ``require`` / ``require_each`` (by kind): fio options
    the *variant* fixes (a queue depth, a track-sized ``bs``, a stream count
-   ``numjobs``), checked as step 2 checks the metadata's.
+   ``numjobs``), checked as step 2 checks the metadata's. A random job's
+   ``randseed`` and ``randrepeat`` (the variant's own offsets,
+   :func:`simcore.serve.fio.seed_options`) are compared as the numbers fio reads
+   (``0x3039`` is ``12345``), and a report without them, or with another seed,
+   is refused for not using the student's own seed (the reason names no seed).
 
 Each judge returns ``(ok, reason)``; the reason never contains an expected
 value. A check cell names its judge in its metadata::
@@ -249,6 +253,21 @@ def _job_problems(s: _ReadSide, r: Any, bs: int, depth: int, clones: int) -> lis
     return problems
 
 
+#: the options that let the student's own seed draw a random job's offsets
+#: (:func:`simcore.serve.fio.random_offsets`): without them fio reads other offsets than the
+#: key's prediction replays
+SEED_OPTIONS = ("randrepeat", "randseed")
+
+
+def _fio_int(text: str) -> int | None:
+    """An integer option as fio reads it (decimal, leading zeros and all, or hex after 0x)."""
+    t = str(text).strip().lower()
+    try:
+        return int(t, 16) if t.startswith("0x") else int(t, 10)
+    except ValueError:
+        return None
+
+
 def _require(run: FioRun, want: dict[str, Any], kind: str) -> str:
     """Why the run is not the job the question asked for ('' if it is)."""
     for k, v in want.items():
@@ -261,6 +280,13 @@ def _require(run: FioRun, want: dict[str, Any], kind: str) -> str:
                 same = size_bytes(have) == size_bytes(w)
             except MeasurementError:
                 same = False
+        if k.lower() in SEED_OPTIONS:
+            same = have is not None and _fio_int(have) is not None and \
+                _fio_int(have) == _fio_int(w)
+            if not same:
+                return (f"your {kind} measurement did not use your own fio seed "
+                        "(--randrepeat=0 --randseed as the lab's cell sets them), so it read "
+                        "other offsets than your drive's prediction: run the lab's cell again")
         if not same:
             return (f"the {kind} measurement is not the job the question asks for "
                     f"({k}={have if have is not None else 'not set'}; the lab's cell sets it)")
@@ -387,7 +413,9 @@ def explain(spec: dict[str, Any], got: Any, reference: Any,
         parts.append(f"{kind}: not attached" if run is None else
                      f"{kind}: {metric} {run.metric(metric)!r}, mean latency "
                      f"{run.read_mean_ms:.4f} ms, runtime {run.runtime_ms:g} ms, uri "
-                     f"{run.options.get('uri', '?')}")
+                     f"{run.options.get('uri', '?')}"
+                     + "".join(f", {o} {run.options[o]}" for o in SEED_OPTIONS
+                               if o in run.options))
     ref = reference.get("value") if isinstance(reference, dict) else reference
     parts.append(f"reference {ref!r} (reference_rel {spec.get('reference_rel', 0)}, "
                  f"reference_abs {spec.get('reference_abs', 0)}, answer_rel "

@@ -88,6 +88,16 @@ def random_offsets(seed: int) -> list[str]:
     return ["--randrepeat=0", f"--randseed={int(seed)}"]
 
 
+def seed_options(seed: int) -> dict[str, str]:
+    """The ``job options`` fio's JSON report holds for :func:`random_offsets` of ``seed``.
+
+    fio 3.33 reports each option as it was given (``{"randrepeat": "0", "randseed":
+    "12345"}``), and nothing for one left at its default; a judge's ``require``
+    (:mod:`simcore.labkit.judges`) checks a report against this dict.
+    """
+    return dict(a[2:].split("=", 1) for a in random_offsets(seed))
+
+
 #: The job options that choose a random job's offsets (the rest: how fast and how long it runs).
 _OFFSET_OPTIONS = ("--rw=", "--readwrite=", "--bs=", "--blocksize=", "--offset=", "--size=",
                    "--randrepeat=", "--randseed=", "--random_distribution=", "--norandommap",
