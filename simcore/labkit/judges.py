@@ -29,7 +29,9 @@ number by the tool output the student attached (:mod:`simcore.labkit.attach`):
    hold: the served drive's settings the measuring cell puts in its tag, e.g.
    its queue policy), and ``require`` / ``require_each`` (by kind): fio options
    the *variant* fixes (a queue depth, a track-sized ``bs``, a stream count
-   ``numjobs``), checked as step 2 checks the metadata's.
+   ``numjobs``), checked as step 2 checks the metadata's. A dict with
+   ``streams_order`` (Lab 6) is predicted for the start order the served drive
+   recorded with the report (:func:`simcore.serve.predict.reference_for_order`).
 
 Each judge returns ``(ok, reason)``; the reason never contains an expected
 value. A check cell names its judge in its metadata::
@@ -288,11 +290,24 @@ def judge_fio(got: Any, reference: Any, attachments: list[dict[str, Any]],
         why = _not_the_variants_drive(reference, kinds, runs)
         if why:
             return False, why
-        reference = reference.get("value")
+        reference = _reference_value(reference, kinds, attachments)
     if reference is not None and _off_reference(measured, reference, args):
         return False, ("your measurement is not within the tolerance of the drive you "
                        "were given (was it measured as the lab says, on your own drive?)")
     return True, ""
+
+
+def _reference_value(reference: dict, kinds: list, attachments: list[dict[str, Any]]) -> Any:
+    """A dict reference's number: its ``value``, or with ``streams_order`` the prediction for
+    the start order the served drive recorded with that kind's report (else the first's)."""
+    spec = reference.get("streams_order")
+    if not isinstance(spec, dict):
+        return reference.get("value")
+    from ..serve.predict import reference_for_order
+
+    kind = spec.get("kind", kinds[0] if kinds else None)
+    att = next((a for a in attachments if a.get("kind") == kind), {})
+    return reference_for_order(reference, att.get("served"))
 
 
 def missing(spec: dict[str, Any], attachments: list[dict[str, Any]]) -> str:
@@ -388,7 +403,9 @@ def explain(spec: dict[str, Any], got: Any, reference: Any,
                      f"{kind}: {metric} {run.metric(metric)!r}, mean latency "
                      f"{run.read_mean_ms:.4f} ms, runtime {run.runtime_ms:g} ms, uri "
                      f"{run.options.get('uri', '?')}")
-    ref = reference.get("value") if isinstance(reference, dict) else reference
+    kinds = list(spec.get("kinds") or [])
+    ref = (_reference_value(reference, kinds, attachments) if isinstance(reference, dict)
+           else reference)
     parts.append(f"reference {ref!r} (reference_rel {spec.get('reference_rel', 0)}, "
                  f"reference_abs {spec.get('reference_abs', 0)}, answer_rel "
                  f"{spec.get('answer_rel', 0.01)}, range {spec.get('range')})")
