@@ -15,6 +15,7 @@ further than ``lo`` .. ``hi``.
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import nbformat
@@ -112,3 +113,23 @@ def test_served_stats_travel_with_the_attachment_and_bad_ones_are_dropped(stored
     assert attach.latest("lab6-streams")["served"] == att["served"]
     with pytest.raises(attach.AttachmentError):
         attach.make("k", "fio", "{}", served={"x": float("nan")})
+
+
+def test_a_report_with_one_requests_bytes_counted_at_ramp_end_is_fios_own():
+    """fio 3.33 counted one more request's bytes than requests (io_bytes = (total_ios + 1) x bs)
+    in 1 of 4 one-reader runs of Lab 6 with ramp_time; the report is fio's own, so it must pass.
+    More than a queue's worth is still an edit."""
+    nb = nbformat.read(str(KEY), as_version=4)
+    att = {a["kind"]: a for a in attach.from_notebook(nb)}["lab6-one"]
+    rep = json.loads(att["raw"][att["raw"].index("{"):])
+    rd = rep["jobs"][0]["read"]
+    bs = int(rep["jobs"][0]["job options"]["bs"])
+    assert rd["io_bytes"] == rd["total_ios"] * bs
+    for extra, ok in ((1, True), (-1, True), (3, False)):
+        r = copy.deepcopy(rep)
+        r["jobs"][0]["read"]["io_bytes"] += extra * bs
+        if ok:
+            judges.read_fio(json.dumps(r))
+        else:
+            with pytest.raises(judges.MeasurementError, match="not I/Os times the block size"):
+                judges.read_fio(json.dumps(r))

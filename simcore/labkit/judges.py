@@ -240,7 +240,9 @@ def _job_problems(s: _ReadSide, r: Any, bs: int, depth: int, clones: int) -> lis
     if clones < 1:
         problems.append("numjobs is not a positive count")
     clones = max(clones, 1)
-    if s.io_bytes != s.total * bs and \
+    # fio 3.33 may count one request's bytes but not the request itself when ramp_time ends
+    # as it completes (seen in 1 of 4 one-reader runs of Lab 6): a queue's worth of slack
+    if abs(s.io_bytes - s.total * bs) > depth * bs and \
             int(r.get("short_ios", 0)) == 0:
         problems.append("bytes read are not I/Os times the block size")
     if abs(s.n - s.total) > depth * clones:
