@@ -104,6 +104,8 @@ def test_protocol_reads_back_and_answers_out_of_order(tmp_path, use_go):
         rows = srv.stop()
     assert [r["op"] for r in rows].count("read") == 2
     assert srv.summary["requests"] == len(rows) == 4
+    # the connection's first read or write, in arrival order (Lab 6's start order); no flush
+    assert srv.summary["first_offsets"] == [4096]
 
 
 def test_tcp_port_serves_too(repo_root):

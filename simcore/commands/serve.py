@@ -47,7 +47,8 @@ def register(sub) -> None:
     where.add_argument("--port", type=int, help="listen on this TCP port of 127.0.0.1 (0: any)")
     p.add_argument("--backing", help="keep the data in this (sparse) file instead of a temp one")
     p.add_argument("--log", help="write every request (arrival, model and actual finish) as CSV")
-    p.add_argument("--stats", help="write the lateness summary as JSON here")
+    p.add_argument("--stats", help="write the lateness summary (and each connection's first offset, "
+                        "in arrival order) as JSON here")
     p.add_argument("--realtime", action=argparse.BooleanOptionalAction, default=True,
                    help="ask for SCHED_FIFO (works as root) so a busy machine delays replies "
                         "less [on]")
@@ -89,7 +90,8 @@ def main(args) -> int:
         await server.serve(args.socket, args.port, stop=stop, on_ready=ready)
 
     asyncio.run(go())
-    summary = {"disk": server.profile.id, "priority": server.priority, **server.lateness()}
+    summary = {"disk": server.profile.id, "priority": server.priority, **server.lateness(),
+               "first_offsets": server.first_offsets()}
     if args.log:
         server.write_log(args.log)
     if args.stats:

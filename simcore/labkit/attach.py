@@ -14,20 +14,24 @@ runs the measuring cell itself.
 An attachment is a dict: ``kind`` (what was measured, e.g. ``"lab1-mystery"``),
 ``tool`` (``"fio"``, ``"hdparm"``), ``raw`` (the tool's output, exactly as it
 printed it), ``target`` (what was measured: ``"emulated"``, a device) and
-``command`` (the command line). Nothing here makes an attachment trustworthy:
-anyone can edit a saved notebook. The judges check that the raw output is the
+``command`` (the command line), and optionally ``served``: a served drive's own
+stats for the run (``python -m simcore serve --stats``: its lateness and the order
+the connections' first requests arrived in, which Lab 6's prediction uses).
+Nothing here makes an attachment trustworthy: anyone can edit a saved notebook. The judges check that the raw output is the
 tool's (it parses, its own numbers agree with one another, they are physically
 plausible) and that the answer follows from it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
 MIME = "application/vnd.disklab.measurement+json"
 MAX_RAW = 400_000  # characters of tool output kept per attachment
 FIELDS = ("kind", "tool", "raw", "target", "command")
+MAX_SERVED = 50_000  # characters of a served drive's stats (as JSON) kept per attachment
 
 _ATTACHED: dict[str, dict[str, Any]] = {}  # kind -> the latest attachment in this kernel
 
@@ -36,26 +40,39 @@ class AttachmentError(ValueError):
     """An attachment without the fields a judge needs."""
 
 
-def make(kind: str, tool: str, raw: str, target: str = "", command: str = "") -> dict[str, Any]:
-    """An attachment (plain data), with clear errors for a missing field."""
+def make(kind: str, tool: str, raw: str, target: str = "", command: str = "",
+         served: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An attachment (plain data), with clear errors for a missing field or bad ``served``."""
     for name, v in (("kind", kind), ("tool", tool), ("raw", raw)):
         if not isinstance(v, str) or not v.strip():
             raise AttachmentError(f"an attachment needs a non-empty text {name}")
     if len(raw) > MAX_RAW:
         raise AttachmentError(f"the {tool} output is {len(raw):,} characters; at most "
                               f"{MAX_RAW:,} are kept")
-    return {"kind": kind, "tool": tool, "raw": raw, "target": str(target),
-            "command": str(command)}
+    att = {"kind": kind, "tool": tool, "raw": raw, "target": str(target),
+           "command": str(command)}
+    if served is not None:
+        if not isinstance(served, dict):
+            raise AttachmentError("a served drive's stats must be a JSON object")
+        try:
+            text = json.dumps(served, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise AttachmentError(f"a served drive's stats are not plain JSON ({exc})") from exc
+        if len(text) > MAX_SERVED:
+            raise AttachmentError(f"a served drive's stats are {len(text):,} characters; at "
+                                  f"most {MAX_SERVED:,} are kept")
+        att["served"] = json.loads(text)  # a copy of plain data
+    return att
 
 
 def attach(kind: str, tool: str, raw: str, target: str = "", command: str = "",
-           summary: str = "") -> dict[str, Any]:
+           summary: str = "", served: dict[str, Any] | None = None) -> dict[str, Any]:
     """Show ``raw`` as this cell's attached measurement (saved with the notebook) and keep it.
 
     ``summary`` is the line a reader sees; the raw output rides along under
     :data:`MIME`. Returns the attachment; :func:`latest` finds it again.
     """
-    att = make(kind, tool, raw, target, command)
+    att = make(kind, tool, raw, target, command, served)
     _ATTACHED[kind] = att
     try:
         from IPython import get_ipython
@@ -97,14 +114,15 @@ def restore(items: list[dict[str, Any]]) -> None:
     """Make attachments read from a saved notebook the latest of their kinds (the grader's run)."""
     for it in items:
         att = make(it.get("kind", ""), it.get("tool", ""), it.get("raw", ""),
-                   it.get("target", ""), it.get("command", ""))
+                   it.get("target", ""), it.get("command", ""), it.get("served"))
         _ATTACHED[att["kind"]] = att
 
 
 def from_notebook(nb: Any) -> list[dict[str, Any]]:
     """Every well-formed attachment stored in a notebook's outputs, the last of each kind.
 
-    Runs on the grader's side on the submitted file; a malformed one is left out.
+    Runs on the grader's side on the submitted file; a malformed one is left out (with
+    malformed served stats, it is kept without them).
     """
     found: dict[str, dict[str, Any]] = {}
     for cell in nb.get("cells", []):
@@ -126,6 +144,8 @@ def from_notebook(nb: Any) -> list[dict[str, Any]]:
                 att = make(*(item.get(f, "") for f in FIELDS))
             except (AttachmentError, TypeError):
                 continue
+            with contextlib.suppress(AttachmentError):
+                att = make(*(item.get(f, "") for f in FIELDS), item.get("served"))
             found.pop(att["kind"], None)
             found[att["kind"]] = att
     return list(found.values())

@@ -24,7 +24,8 @@ from pathlib import Path
 from . import attach
 from .judges import FioRun, MeasurementError, read_fio
 
-__all__ = ["FioRun", "MeasurementError", "NotMeasured", "fio_served", "measured", "recorded"]
+__all__ = ["FioRun", "MeasurementError", "NotMeasured", "fio_served", "measured", "recorded",
+           "served_stats"]
 
 
 class NotMeasured(RuntimeError):
@@ -69,7 +70,9 @@ def fio_served(kind: str, serve_args: list[str], fio_args: list[str],
 
     ``tag`` (a mystery disk's token, say) goes into the server's socket path, so
     fio's report names the drive it measured (its ``uri``) and a judge can tell
-    one student's drive from another's. A run whose replies or whose next requests went
+    one student's drive from another's. The served drive's own stats for the run (its
+    lateness, the order the connections' first requests arrived in) ride along with fio's
+    report (``served``; :func:`served_stats`). A run whose replies or whose next requests went
     late (:data:`LATE_SHARE`: the machine was busy) is taken again, up to :data:`ATTEMPTS`
     runs; the least late is attached, with a warning if it is still late. Raises
     :class:`NotMeasured` when fio is missing or the run fails, with the install line or
@@ -86,10 +89,10 @@ def fio_served(kind: str, serve_args: list[str], fio_args: list[str],
         run = read_fio(out)
         share = late_share(lateness, run)
         if best is None or share < best[0]:
-            best = (share, out, shown, run)
+            best = (share, out, shown, run, lateness)
         if share <= LATE_SHARE:
             break
-    share, out, shown, run = best
+    share, out, shown, run, lateness = best
     late = ("" if share <= LATE_SHARE else
             f" WARNING: the measurement ran late (by {100 * share:.0f} % of a request's "
             "time: the machine is busy, so the drive's replies or fio's next requests waited "
@@ -100,7 +103,8 @@ def fio_served(kind: str, serve_args: list[str], fio_args: list[str],
                   summary=f"MEASURED now on the emulated drive ({' '.join(serve_args)}): "
                           f"{run.read_mb_s:.2f} MB/s, {run.read_iops:.1f} IOPS, mean latency "
                           f"{run.read_mean_ms:.3f} ms. fio's report is attached (saved with the "
-                          "notebook; the grader checks your answer against it)." + late)
+                          "notebook; the grader checks your answer against it)." + late,
+                  served=lateness or None)
     return run
 
 
@@ -137,6 +141,15 @@ def measured(kind: str) -> FioRun | None:
     except MeasurementError as exc:
         print(f"Your attached {kind} measurement was refused: {exc}")
         return None
+
+
+def served_stats(kind: str) -> dict | None:
+    """The served drive's stats attached with the ``kind`` report in this kernel (or restored
+    by the grader), or None: ``first_offsets`` is the order the connections' first requests
+    arrived in (:meth:`simcore.serve.server.DiskServer.first_offsets`)."""
+    att = attach.latest(kind)
+    served = att.get("served") if att is not None else None
+    return served if isinstance(served, dict) else None
 
 
 def recording_path(kind: str, token: str) -> Path:

@@ -26,9 +26,11 @@ Panagiotakis 2006, ch. 3), each with the fio options that run it.
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -302,18 +304,11 @@ def stream_fio_args(streams: int, capacity_bytes: int, bs_bytes: int, runtime_s:
     return args
 
 
-def streams(profile: DiskProfile, n_streams: int, bs_bytes: int, *, duration_ms: float = 4_000.0,
-            warmup_ms: float = 1_000.0, orders: int = 8, seed: int = 0, cache: bool = True,
-            start_gap_ms: float = 0.5) -> Predicted:
-    """The model's figures for :func:`stream_fio_args`'s job, averaged over start orders.
-
-    With every stream's one request waiting in the drive's FCFS queue, the
-    drive serves the streams in a fixed cycle: the order their first requests
-    arrived in, which is the order fio's threads happened to start (the
-    server's log shows a random one). The seek in each cycle depends on that
-    order, so the prediction is the mean over ``orders`` random start orders
-    (the first run keeps the streams' own order only when ``orders`` is 0).
-    """
+def _stream_runs(profile: DiskProfile, n_streams: int, bs_bytes: int, *,
+                 duration_ms: float = 4_000.0, warmup_ms: float = 1_000.0, orders: int = 8,
+                 seed: int = 0, cache: bool = True, start_gap_ms: float = 0.5,
+                 start_order: list[int] | None = None) -> list[Predicted]:
+    """One replay of :func:`stream_fio_args`'s job per start order (see :func:`streams`)."""
     cap = RealtimeDrive(profile, "fcfs", cache).capacity_sectors * SECTOR
     inc = cap // n_streams // bs_bytes * bs_bytes
 
@@ -325,16 +320,121 @@ def streams(profile: DiskProfile, n_streams: int, bs_bytes: int, *, duration_ms:
                 k += 1
         return make
 
-    rng = np.random.default_rng(seed)
-    perms = [None] if orders < 1 else [list(rng.permutation(n_streams)) for _ in range(orders)]
-    runs = [replay(profile, [job(j) for j in range(n_streams)], iodepth=1, cache=cache,
+    if start_order is not None:
+        perms = [list(start_order)]
+    else:
+        rng = np.random.default_rng(seed)
+        perms = [None] if orders < 1 else [list(rng.permutation(n_streams))
+                                           for _ in range(orders)]
+    return [replay(profile, [job(j) for j in range(n_streams)], iodepth=1, cache=cache,
                    duration_ms=duration_ms, warmup_ms=warmup_ms, seed=seed + k,
                    start_gap_ms=start_gap_ms, start_order=perm)
             for k, perm in enumerate(perms)]
+
+
+def streams(profile: DiskProfile, n_streams: int, bs_bytes: int, *, duration_ms: float = 4_000.0,
+            warmup_ms: float = 1_000.0, orders: int = 8, seed: int = 0, cache: bool = True,
+            start_gap_ms: float = 0.5, start_order: list[int] | None = None) -> Predicted:
+    """The model's figures for :func:`stream_fio_args`'s job, averaged over start orders.
+
+    With every stream's one request waiting in the drive's FCFS queue, the
+    drive serves the streams in a fixed cycle: the order their first requests
+    arrived in, which is the order fio's threads happened to start (the
+    served drive's ``--stats`` keep it: :func:`stream_order`). The seek in each
+    cycle depends on that order, so without it the prediction is the mean over
+    ``orders`` random start orders (the first run keeps the streams' own order
+    only when ``orders`` is 0); given ``start_order`` (stream indices, first
+    arrived first), it is the one replay in that order.
+    """
+    runs = _stream_runs(profile, n_streams, bs_bytes, duration_ms=duration_ms,
+                        warmup_ms=warmup_ms, orders=orders, seed=seed, cache=cache,
+                        start_gap_ms=start_gap_ms, start_order=start_order)
     return Predicted(float(np.mean([r.read_mb_s for r in runs])),
                      float(np.mean([r.read_iops for r in runs])),
                      float(np.mean([r.read_mean_ms for r in runs])),
                      sum(r.requests for r in runs))
+
+
+def stream_order(first_offsets: object, n_streams: int, capacity_bytes: int,
+                 bs_bytes: int) -> list[int] | None:
+    """The streams' start order from the served drive's ``first_offsets``, or None.
+
+    Stream ``j`` of :func:`stream_fio_args`'s job first reads at ``j`` times its
+    ``offset_increment``; the server keeps each connection's first offset in
+    arrival order (:meth:`simcore.serve.server.DiskServer.first_offsets`). The
+    list comes from a student's notebook, so anything but exactly one first
+    offset per stream (``n_streams`` integers, each a distinct stream's start)
+    gives None.
+    """
+    inc = capacity_bytes // n_streams // bs_bytes * bs_bytes
+    if (not isinstance(first_offsets, list) or len(first_offsets) != n_streams or inc <= 0
+            or not all(type(x) is int for x in first_offsets)):
+        return None
+    if any(x < 0 or x % inc for x in first_offsets):
+        return None
+    order = [x // inc for x in first_offsets]
+    return order if sorted(order) == list(range(n_streams)) else None
+
+
+def streams_reference(disk: str, n_streams: int, bs_bytes: int, kind: str,
+                      orders: int = 8) -> dict[str, Any]:
+    """Lab 6's reference for a fio judge: the mean over ``orders`` random start orders
+    (``value``), their lowest and highest (``lo``, ``hi``), and what
+    :func:`reference_for_order` needs to predict for the order the student's served drive
+    recorded (``streams_order``: the attachment's ``kind``, the drive, the job)."""
+    from ..disk.profile_loader import load_disk
+
+    runs = _stream_runs(load_disk(disk), n_streams, bs_bytes, orders=orders)
+    mb = [r.read_mb_s for r in runs]
+    return {"value": float(np.mean(mb)), "lo": float(min(mb)), "hi": float(max(mb)),
+            "streams_order": {"kind": kind, "disk": disk, "streams": n_streams, "bs": bs_bytes}}
+
+
+@functools.lru_cache(maxsize=64)
+def _order_mb_s(disk: str, n_streams: int, bs_bytes: int, order: tuple[int, ...]) -> float:
+    from ..disk.profile_loader import load_disk
+
+    return streams(load_disk(disk), n_streams, bs_bytes, start_order=list(order)).read_mb_s
+
+
+def reference_for_order(reference: dict[str, Any], served: object) -> float:
+    """The reference MB/s for the start order the served drive recorded (the grader's side).
+
+    ``reference`` is :func:`streams_reference`'s dict, ``served`` the served drive's
+    stats attached with the student's fio report (:func:`simcore.labkit.emulated.
+    fio_served`). The measured rate follows the order fio's threads happened to
+    start in (measured here, 18 runs of 12 to 24 readers: 24 readers of 64 KiB
+    scatter from 4.1 to 5.3 MB/s run to run, and every run lies within 2.3 % of the
+    prediction for its own order), so the prediction is made for that order;
+    without a valid order (not the stats of this job: see :func:`stream_order`) it
+    is the mean over random orders, as before.
+
+    The order is the student's data and could be faked, so the prediction is kept
+    within ``lo`` and ``hi``, the lowest and highest of the random orders the mean
+    is taken over: a faked order moves the reference no further than the spread of
+    random start orders, which the lab's tolerance was set to absorb ("that order
+    alone moves the result by a tenth or so"), and lets through no report that a
+    run with one of those orders could not give; the report itself is still checked
+    as fio's own, of this job on the student's own drive. The price: fio's threads
+    start closer to their creation order than a random order does, so 9 of the 18 runs
+    above had an order better than ``hi`` and are held against ``hi`` (they measured up
+    to 23 % above it, inside the tolerance; above the mean alone, up to 33 %).
+    """
+    value = float(reference["value"])
+    spec = reference.get("streams_order") or {}
+    try:
+        disk, n, bs = str(spec["disk"]), int(spec["streams"]), int(spec["bs"])
+    except (KeyError, TypeError, ValueError):
+        return value
+    from ..disk.profile_loader import load_disk
+
+    cap = RealtimeDrive(load_disk(disk), "fcfs", True).capacity_sectors * SECTOR
+    offsets = served.get("first_offsets") if isinstance(served, dict) else None
+    order = stream_order(offsets, n, cap, bs)
+    if order is None:
+        return value
+    mb = _order_mb_s(disk, n, bs, tuple(order))
+    return min(max(mb, float(reference.get("lo", value))), float(reference.get("hi", value)))
 
 
 def streams_spread(profile: DiskProfile, n_streams: int, bs_bytes: int, orders: int = 8,

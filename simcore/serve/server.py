@@ -41,6 +41,8 @@ SECTOR = 512
 #: model may run ahead of the wall clock by at most the lead, and a request arriving then
 #: enters the model at the model's time (the log's arrival is the model's).
 LEAD_MS, LEAD_MAX_MS, LEAD_GAIN = 0.1, 1.0, 0.1
+#: At most this many connections' first requests are kept for :meth:`DiskServer.first_offsets`.
+MAX_FIRST = 1024
 LOG_COLUMNS = ("id", "conn", "op", "offset", "bytes", "arrival_ms", "start_ms",
                "model_finish_ms", "actual_finish_ms", "lateness_ms", "cache_hit")
 
@@ -92,6 +94,8 @@ class DiskServer:
         # to send the next one after each (fio sends one per reply: see lateness())
         self._replied: dict[int, collections.deque] = {}
         self.client_delays: list[float] = []
+        # each connection's first read or write: (connection, byte offset), in arrival order
+        self._first: dict[int, int] = {}
         self._ids = itertools.count()
         self._tasks: set[asyncio.Task] = set()
         self._writers: set[asyncio.StreamWriter] = set()
@@ -216,6 +220,8 @@ class DiskServer:
             self.client_delays.append(now - replied.popleft())
         if kind == p.CMD_WRITE:
             self.store.write(cmd.offset, payload)
+        if kind != p.CMD_FLUSH and conn not in self._first and len(self._first) < MAX_FIRST:
+            self._first[conn] = cmd.offset
         self._inflight[rid] = _Inflight(conn, writer, cmd, op, now)
         self._per_conn[conn] = self._per_conn.get(conn, 0) + 1
         if kind == p.CMD_FLUSH and not self.drive.has_cache:
@@ -286,6 +292,17 @@ class DiskServer:
         d = self.client_delays
         return {**out, "client_requests": len(d),
                 "client_mean_ms": float(np.mean(d)) if d else 0.0}
+
+    def first_offsets(self) -> list[int]:
+        """The byte offset of each connection's first read or write, in the order those requests
+        entered the drive's queue (at most :data:`MAX_FIRST` connections).
+
+        With one request outstanding per connection under FCFS, the drive serves the
+        connections in a fixed cycle, the order their first requests arrived (Lab 6's
+        readers: :func:`simcore.serve.predict.stream_order`); ``--stats`` writes it as
+        ``first_offsets``.
+        """
+        return list(self._first.values())
 
     def write_log(self, path: str) -> None:
         with open(path, "w", newline="") as fh:
