@@ -86,7 +86,7 @@ class ReadService:
     on one track keeps only its :class:`~simcore.disk.access.TrackPlan`, whose sector times these
     are, and makes the array when asked; :meth:`ready_list` gives the same times as Python
     floats without it (all the buffered drive's burst needs). Made by :func:`_read_service`
-    (one per read: see :func:`~simcore.disk.access.new_track_plan` for why not by calling
+    (one per read: see :class:`~simcore.disk.access.TrackPlan` for why not by calling
     the class)."""
 
     __slots__ = ("_ready", "kind", "media_end_ms", "plan", "rotation_ms", "seek_ms", "segment",

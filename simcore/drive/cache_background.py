@@ -37,7 +37,7 @@ class _Stream:
     sector times and pieces only when something asks for them (most read-aheads are
     stopped by the next command or end untouched: :meth:`SegmentCache.stop` counts what
     they read from the track plan's numbers). Made by :func:`new_stream` (one per read miss:
-    see :func:`~simcore.disk.access.new_track_plan` for why not by calling the class)."""
+    see :class:`~simcore.disk.access.TrackPlan` for why not by calling the class)."""
 
     __slots__ = ("_done", "_pieces", "asked_ms", "end_ms", "head0", "kind", "lba", "min_until",
                  "seg", "start0", "track")
