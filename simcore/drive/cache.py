@@ -182,7 +182,10 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
     def find(self, lba: int, n: int, t: float) -> tuple[str, Segment | None, int]:
         """:meth:`lookup`'s answer with the segment and how many sectors it holds, for
         :meth:`read` (``found=``) to use instead of looking again."""
-        s = self._live(t)
+        s = self.stream  # (self._live(t), inlined: this runs on every read)
+        if s is not None and t >= s.end_ms:
+            self._retire(s)
+            self.stream = s = None
         best: tuple[str, Segment | None, int] = ("miss", None, 0)
         write_hits = self.config.read_hits_on_write_data
         wseg = self._wseg  # never read from (separate_write_segment)

@@ -216,17 +216,22 @@ class ReadAhead:
         target is kept (DiskSim: a sector before the segment's start is read in wherever it
         passes). The segment, a ring, keeps a segment's worth at most."""
         p = plan if isinstance(plan, TrackPlan) else plan.pieces[0]
-        spt = round(self.rev_ms / p.sector_ms) if p.sector_ms > 0 else 0
-        if spt <= 0:
-            return lba
-        mech = self.mech  # (its angle_at, inlined: this runs on every read miss)
-        sector = math.ceil((mech.phase0 + p.move_end_ms / mech.rev_ms) % 1.0 * spt - 1e-9) % spt
         # ``p`` is on ``lba``'s track, which its plan found: the layout's last straight
         # track, when it is straight (Layout.straight_track, without the call and its tuple)
         track = self.layout._track
         if not track[0] <= lba < track[1]:
             track = self.layout.straight_track(lba)
-        if track is not None and track[5] == spt:  # one run of LBAs: the same answers
+        if track is not None:
+            # a straight track's piece is all its slots (sector_ms is rev_ms / spt up to a
+            # rounding): round(rev_ms / sector_ms), as below, is the track's own count
+            spt = track[5]
+        else:
+            spt = round(self.rev_ms / p.sector_ms) if p.sector_ms > 0 else 0
+            if spt <= 0:
+                return lba
+        mech = self.mech  # (its angle_at, inlined: this runs on every read miss)
+        sector = math.ceil((mech.phase0 + p.move_end_ms / mech.rev_ms) % 1.0 * spt - 1e-9) % spt
+        if track is not None:  # one run of LBAs: the same answers
             first, end, _cyl, _surface, offset, _spt = track  # (its lba_at, inlined)
             landing = first + (sector - offset) % spt
             if landing >= end or landing == lba:
