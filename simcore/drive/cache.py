@@ -155,6 +155,9 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         self._block = mechanism.format.block
         self.cap = segment_cap(config.size_kib, config.segments, self._block)
         self.segments: list[Segment] = []
+        # the segments oldest first (SegmentTable._touch keeps the order): the least recently
+        # used is the first, without a scan of the list on every read miss
+        self._lru: list[Segment] = []
         self.stream: _Stream | None = None
         self.stop_wait = 0.0  # what the last stop of a read-ahead waited (seek, sector end)
         self._init_stats()
@@ -255,7 +258,7 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         self._tick += 1
         if kind == "hit":
             self._counts["hits"] += 1
-            seg.last_used = self._tick
+            self._touch(seg)
             s = self.stream
             t_media = now if media_ms is None else media_ms
             if (self.config.stop_read_ahead_unless_hit and s is not None and s.kind == "read"
@@ -286,7 +289,7 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
             return _read_service("hit", ready, 0.0, 0.0, 0.0, ready_ms, seg)
         if kind == "stream":
             self._counts["stream_hits"] += 1
-            seg.last_used = self._tick
+            self._touch(seg)
             s = self.stream
             self._extend(s, lba + sectors, now, head, lba)
             a = lba - s.lba
@@ -352,7 +355,7 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         ring = seg.end - (sectors if sectors > self.cap else self.cap)
         if ring > seg.start:
             seg.start = ring
-        seg.last_used = self._tick
+        self._touch(seg)
         seg.ready_ms = plan.end_ms
         # (never below zero: a stop's wait may be a hair below it, where the next sector
         # boundary rounds to just before the stop, and free a hair below ready_ms)
