@@ -89,8 +89,10 @@ class ReadService:
     (one per read: see :class:`~simcore.disk.access.TrackPlan` for why not by calling
     the class)."""
 
-    __slots__ = ("_ready", "kind", "media_end_ms", "plan", "rotation_ms", "seek_ms", "segment",
-                 "transfer_ms")
+    __slots__ = ("_ready", "kind", "media_end_ms", "plan", "rotation_ms", "sectors", "seek_ms",
+                 "segment", "transfer_ms")
+
+    sectors: int  # how many sectors the read moves (a slot: read_done asks on every read)
 
     @property
     def ready_ms(self) -> np.ndarray:
@@ -110,26 +112,21 @@ class ReadService:
         ready = self._ready
         return ready.latest_less(b) if isinstance(ready, TrackPlan) else None
 
-    @property
-    def sectors(self) -> int:
-        """How many sectors the read moves."""
-        ready = self._ready
-        return ready.count if isinstance(ready, TrackPlan) else len(ready)
-
     def __repr__(self) -> str:
         return (f"ReadService({self.kind!r}, {self.sectors} sectors, seek {self.seek_ms}, "
                 f"rotation {self.rotation_ms}, transfer {self.transfer_ms}, media end "
                 f"{self.media_end_ms})")
 
 
-def _read_service(kind: str, ready_ms: np.ndarray | TrackPlan, seek_ms: float,
+def _read_service(kind: str, ready_ms: np.ndarray | TrackPlan, sectors: int, seek_ms: float,
                   rotation_ms: float, transfer_ms: float, media_end_ms: float, segment: Segment,
                   plan: Plan | TrackPlan | None = None) -> ReadService:
-    """A :class:`ReadService` (its constructor); ``plan``: a miss's media access (a
-    TrackPlan when on one track)."""
+    """A :class:`ReadService` (its constructor) of a read of ``sectors`` (``ready_ms`` holds a
+    time for each); ``plan``: a miss's media access (a TrackPlan when on one track)."""
     svc = _new_object(ReadService)
     svc.kind = kind
     svc._ready = ready_ms
+    svc.sectors = sectors
     svc.seek_ms = seek_ms
     svc.rotation_ms = rotation_ms
     svc.transfer_ms = transfer_ms
@@ -286,7 +283,7 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
                     self._start_read_ahead(seg, seg.end, t_media, head, consumed=end,
                                            limit=want, asked_ms=now)
             ready = np.full(sectors, ready_ms)
-            return _read_service("hit", ready, 0.0, 0.0, 0.0, ready_ms, seg)
+            return _read_service("hit", ready, sectors, 0.0, 0.0, 0.0, ready_ms, seg)
         if kind == "stream":
             self._counts["stream_hits"] += 1
             self._touch(seg)
@@ -301,7 +298,7 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
                 times[:] = s.done[a:a + sectors]
             ready = np.maximum(times, ready_ms)
             end = float(ready[-1])
-            return _read_service("stream", ready, 0.0, 0.0, end - ready_ms, end, seg)
+            return _read_service("stream", ready, sectors, 0.0, 0.0, end - ready_ms, end, seg)
         # partial or miss: the head is needed
         if (self._write_back and self._marked and (kind == "miss" or seg.dirty)
                 and self._no_room()):
@@ -360,7 +357,8 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         # (never below zero: a stop's wait may be a hair below it, where the next sector
         # boundary rounds to just before the stop, and free a hair below ready_ms)
         waited = free - ready_ms if free > ready_ms else 0.0
-        return _read_service(kind, ready, seek + waited, rot, xfer, plan.end_ms, seg, plan)
+        return _read_service(kind, ready, sectors, seek + waited, rot, xfer, plan.end_ms, seg,
+                             plan)
 
 
     def read_done(self, svc: ReadService, media_end_ms: float, head: HeadState,
