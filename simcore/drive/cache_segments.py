@@ -172,7 +172,13 @@ class SegmentTable:
         seg.arrive0 = 0
         seg.ready_ms = 0.0
         seg.written = False
-        self._touch(seg)
+        # (_touch, inlined: this runs on every miss) the tick, just moved on, is newer than
+        # every other segment's: the segment goes last in the age order
+        seg.last_used = self._tick
+        lru = self._lru
+        if lru[-1] is not seg:
+            lru.remove(seg)
+            lru.append(seg)
         return seg
 
     def _touch(self, seg: Segment) -> None:
