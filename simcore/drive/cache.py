@@ -331,6 +331,7 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
             self._counts["partial_hits" if hit else "misses"] += 1
             seg.owner_start = self._live_start(seg, now)  # DiskSim keeps the segment's start
             seg.start, seg.end = lba, lba + sectors
+            self._touch(seg)  # (a segment _allocate gives is touched at this tick already)
         elif kind == "partial":  # the buffered head of the request is dirty: keep it apart
             self._counts["partial_hits"] += 1
             seg = self._allocate(now, head)
@@ -352,7 +353,6 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         ring = seg.end - (sectors if sectors > self.cap else self.cap)
         if ring > seg.start:
             seg.start = ring
-        self._touch(seg)
         seg.ready_ms = plan.end_ms
         # (never below zero: a stop's wait may be a hair below it, where the next sector
         # boundary rounds to just before the stop, and free a hair below ready_ms)
