@@ -28,7 +28,7 @@ from .profile import DiskProfile
 from .profile_loader import load_disk
 from .sectors import SectorFormat
 
-_new_object = object.__new__  # (new_track_plan)
+_new_object = object.__new__  # (Mechanism._track makes TrackPlans without calling the class)
 
 
 class Access(NamedTuple):
@@ -122,9 +122,10 @@ class TrackPlan:
     A class with slots rather than a NamedTuple: a buffered read makes two and reads their
     fields many times, and CPython 3.11 reads a slot at a fraction of the cost of a
     NamedTuple's field (a descriptor its attribute look-up does not specialise). Made by
-    :func:`new_track_plan`, not by calling the class: CPython 3.11 runs a Python
-    ``__init__`` in a frame of its own, at several times the cost of the call of a function
-    (whose frame the interpreter runs inline).
+    :meth:`Mechanism._track` alone, which sets the slots itself, not by calling the class:
+    CPython 3.11 runs a Python ``__init__`` in a frame of its own, at several times the cost
+    of the call of a function (whose frame the interpreter runs inline), and even a maker
+    function's call, two per buffered read miss, costs more than the stores it holds.
     """
 
     __slots__ = ("base_ms", "count", "cylinder", "end_ms", "move_end_ms", "move_ms",
@@ -208,28 +209,6 @@ class TrackPlan:
                           self.surface, self.sector_ms, self.read_ms)
         return Plan(self.times(), [piece], 0.0 + self.move_ms, 0.0 + self.rotation_ms,
                     0.0 + self.transfer_ms, self.end_ms, self.cylinder, self.surface)
-
-
-def new_track_plan(count: int, move_start_ms: float, move_end_ms: float, end_ms: float,
-                   cylinder: int, surface: int, sector_ms: float, base_ms: float, wrap: int,
-                   move_ms: float, rotation_ms: float, transfer_ms: float,
-                   read_ms: float) -> TrackPlan:
-    """A :class:`TrackPlan` of these numbers (its constructor)."""
-    tp = _new_object(TrackPlan)
-    tp.count = count
-    tp.move_start_ms = move_start_ms
-    tp.move_end_ms = move_end_ms
-    tp.end_ms = end_ms
-    tp.cylinder = cylinder
-    tp.surface = surface
-    tp.sector_ms = sector_ms
-    tp.base_ms = base_ms
-    tp.wrap = wrap
-    tp.move_ms = move_ms
-    tp.rotation_ms = rotation_ms
-    tp.transfer_ms = transfer_ms
-    tp.read_ms = read_ms
-    return tp
 
 
 class HeadState:
@@ -487,8 +466,21 @@ class Mechanism:
             base = t + wait
             wrap = -1
             elapsed = wait + transfer
-        return new_track_plan(count, move_start, t, t + elapsed, pc, ps, step, base, wrap, move,
-                         elapsed - transfer, transfer, t + wait)
+        tp = _new_object(TrackPlan)  # (see TrackPlan for why not by calling the class)
+        tp.count = count
+        tp.move_start_ms = move_start
+        tp.move_end_ms = t
+        tp.end_ms = t + elapsed
+        tp.cylinder = pc
+        tp.surface = ps
+        tp.sector_ms = step
+        tp.base_ms = base
+        tp.wrap = wrap
+        tp.move_ms = move
+        tp.rotation_ms = elapsed - transfer
+        tp.transfer_ms = transfer
+        tp.read_ms = t + wait
+        return tp
 
     # -- Advanced Format: the read-modify-write of a 512e drive --------------------------
 

@@ -86,11 +86,13 @@ class ReadService:
     on one track keeps only its :class:`~simcore.disk.access.TrackPlan`, whose sector times these
     are, and makes the array when asked; :meth:`ready_list` gives the same times as Python
     floats without it (all the buffered drive's burst needs). Made by :func:`_read_service`
-    (one per read: see :func:`~simcore.disk.access.new_track_plan` for why not by calling
+    (one per read: see :class:`~simcore.disk.access.TrackPlan` for why not by calling
     the class)."""
 
-    __slots__ = ("_ready", "kind", "media_end_ms", "plan", "rotation_ms", "seek_ms", "segment",
-                 "transfer_ms")
+    __slots__ = ("_ready", "kind", "media_end_ms", "plan", "rotation_ms", "sectors", "seek_ms",
+                 "segment", "transfer_ms")
+
+    sectors: int  # how many sectors the read moves (a slot: read_done asks on every read)
 
     @property
     def ready_ms(self) -> np.ndarray:
@@ -110,26 +112,21 @@ class ReadService:
         ready = self._ready
         return ready.latest_less(b) if isinstance(ready, TrackPlan) else None
 
-    @property
-    def sectors(self) -> int:
-        """How many sectors the read moves."""
-        ready = self._ready
-        return ready.count if isinstance(ready, TrackPlan) else len(ready)
-
     def __repr__(self) -> str:
         return (f"ReadService({self.kind!r}, {self.sectors} sectors, seek {self.seek_ms}, "
                 f"rotation {self.rotation_ms}, transfer {self.transfer_ms}, media end "
                 f"{self.media_end_ms})")
 
 
-def _read_service(kind: str, ready_ms: np.ndarray | TrackPlan, seek_ms: float,
+def _read_service(kind: str, ready_ms: np.ndarray | TrackPlan, sectors: int, seek_ms: float,
                   rotation_ms: float, transfer_ms: float, media_end_ms: float, segment: Segment,
                   plan: Plan | TrackPlan | None = None) -> ReadService:
-    """A :class:`ReadService` (its constructor); ``plan``: a miss's media access (a
-    TrackPlan when on one track)."""
+    """A :class:`ReadService` (its constructor) of a read of ``sectors`` (``ready_ms`` holds a
+    time for each); ``plan``: a miss's media access (a TrackPlan when on one track)."""
     svc = _new_object(ReadService)
     svc.kind = kind
     svc._ready = ready_ms
+    svc.sectors = sectors
     svc.seek_ms = seek_ms
     svc.rotation_ms = rotation_ms
     svc.transfer_ms = transfer_ms
@@ -155,6 +152,9 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         self._block = mechanism.format.block
         self.cap = segment_cap(config.size_kib, config.segments, self._block)
         self.segments: list[Segment] = []
+        # the segments oldest first (SegmentTable._touch keeps the order): the least recently
+        # used is the first, without a scan of the list on every read miss
+        self._lru: list[Segment] = []
         self.stream: _Stream | None = None
         self.stop_wait = 0.0  # what the last stop of a read-ahead waited (seek, sector end)
         self._init_stats()
@@ -182,7 +182,10 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
     def find(self, lba: int, n: int, t: float) -> tuple[str, Segment | None, int]:
         """:meth:`lookup`'s answer with the segment and how many sectors it holds, for
         :meth:`read` (``found=``) to use instead of looking again."""
-        s = self._live(t)
+        s = self.stream  # (self._live(t), inlined: this runs on every read)
+        if s is not None and t >= s.end_ms:
+            self._retire(s)
+            self.stream = s = None
         best: tuple[str, Segment | None, int] = ("miss", None, 0)
         write_hits = self.config.read_hits_on_write_data
         wseg = self._wseg  # never read from (separate_write_segment)
@@ -252,7 +255,7 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         self._tick += 1
         if kind == "hit":
             self._counts["hits"] += 1
-            seg.last_used = self._tick
+            self._touch(seg)
             s = self.stream
             t_media = now if media_ms is None else media_ms
             if (self.config.stop_read_ahead_unless_hit and s is not None and s.kind == "read"
@@ -280,10 +283,10 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
                     self._start_read_ahead(seg, seg.end, t_media, head, consumed=end,
                                            limit=want, asked_ms=now)
             ready = np.full(sectors, ready_ms)
-            return _read_service("hit", ready, 0.0, 0.0, 0.0, ready_ms, seg)
+            return _read_service("hit", ready, sectors, 0.0, 0.0, 0.0, ready_ms, seg)
         if kind == "stream":
             self._counts["stream_hits"] += 1
-            seg.last_used = self._tick
+            self._touch(seg)
             s = self.stream
             self._extend(s, lba + sectors, now, head, lba)
             a = lba - s.lba
@@ -295,7 +298,7 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
                 times[:] = s.done[a:a + sectors]
             ready = np.maximum(times, ready_ms)
             end = float(ready[-1])
-            return _read_service("stream", ready, 0.0, 0.0, end - ready_ms, end, seg)
+            return _read_service("stream", ready, sectors, 0.0, 0.0, end - ready_ms, end, seg)
         # partial or miss: the head is needed
         if (self._write_back and self._marked and (kind == "miss" or seg.dirty)
                 and self._no_room()):
@@ -328,6 +331,7 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
             self._counts["partial_hits" if hit else "misses"] += 1
             seg.owner_start = self._live_start(seg, now)  # DiskSim keeps the segment's start
             seg.start, seg.end = lba, lba + sectors
+            self._touch(seg)  # (a segment _allocate gives is touched at this tick already)
         elif kind == "partial":  # the buffered head of the request is dirty: keep it apart
             self._counts["partial_hits"] += 1
             seg = self._allocate(now, head)
@@ -349,12 +353,12 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         ring = seg.end - (sectors if sectors > self.cap else self.cap)
         if ring > seg.start:
             seg.start = ring
-        seg.last_used = self._tick
         seg.ready_ms = plan.end_ms
         # (never below zero: a stop's wait may be a hair below it, where the next sector
         # boundary rounds to just before the stop, and free a hair below ready_ms)
         waited = free - ready_ms if free > ready_ms else 0.0
-        return _read_service(kind, ready, seek + waited, rot, xfer, plan.end_ms, seg, plan)
+        return _read_service(kind, ready, sectors, seek + waited, rot, xfer, plan.end_ms, seg,
+                             plan)
 
 
     def read_done(self, svc: ReadService, media_end_ms: float, head: HeadState,

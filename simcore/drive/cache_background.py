@@ -37,7 +37,7 @@ class _Stream:
     sector times and pieces only when something asks for them (most read-aheads are
     stopped by the next command or end untouched: :meth:`SegmentCache.stop` counts what
     they read from the track plan's numbers). Made by :func:`new_stream` (one per read miss:
-    see :func:`~simcore.disk.access.new_track_plan` for why not by calling the class)."""
+    see :class:`~simcore.disk.access.TrackPlan` for why not by calling the class)."""
 
     __slots__ = ("_done", "_pieces", "asked_ms", "end_ms", "head0", "kind", "lba", "min_until",
                  "seg", "start0", "track")
@@ -209,7 +209,8 @@ class BackgroundWork:
             pos = s.position()
             head.cylinder, head.surface = pos.cylinder, pos.surface
             return t
-        if s.kind == "read" and not self.config.preemptible:
+        reading = s.kind == "read"  # (a read-ahead; else a destage: asked once, used below)
+        if reading and not self.config.preemptible:
             pos = s.position()
             head.cylinder, head.surface = pos.cylinder, pos.surface
             return s.end_ms
@@ -232,26 +233,25 @@ class BackgroundWork:
         n = s.stop_lba - s.lba if track is None else track.count
         if self._block > 1:  # a 4Kn drive: the logical block in progress is not kept either
             got -= got % self._block
-        if on is not None and s.kind == "read" and not self.config.stop_in_sector:
+        if on is not None and reading and not self.config.stop_in_sector:
             free = sector_end(on, free)
-        if s.kind == "read":
+        if reading:
             # DiskSim counts the stop's wait from the stop (disk_seek_stoptime - simtime):
             # before a delayed read-ahead's start too, whose seek event is queued already
             # and whose end the stop waits for (disk_buffer_stopable_access); after a
             # minimum read-ahead, from its end (the command takes the head only then)
             origin = max(t, s.asked_ms) if s.asked_ms is not None and t < base else base
             self.stop_wait = free - origin
-        else:
-            self.stop_wait = 0.0
-        if s.kind == "read":
-            s.seg.end = s.lba + got
+            seg = s.seg
+            seg.end = end = s.lba + got
             if self.config.read_ahead_over_requested:  # the ring pushed out only what was read
-                end = s.seg.end  # (min and max, without their calls)
+                # (min and max, without their calls)
                 ring = end - self.cap if end - self.cap > s.start0 else s.start0
-                s.seg.start = ring if ring < end else end
-            self._counts["read_ahead_stopped"] += n - got
-            self._counts["read_ahead_sectors"] -= n - got
-        else:
+                seg.start = ring if ring < end else end
+            counts = self._counts
+            counts["read_ahead_stopped"] += n - got
+            counts["read_ahead_sectors"] -= n - got
+        else:  # a destage: no wait (stop_wait stays 0.0, as set above)
             self._destaged_to(s.seg, s.lba + got)
         head.cylinder, head.surface = cyl, surf
         return free

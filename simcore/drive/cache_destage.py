@@ -178,9 +178,12 @@ class DestageWork:
         Returns when the current background work ends (the drive should look
         again then), or None when there is nothing to do.
         """
-        s = self._live(now)
+        s = self.stream  # (self._live(now), inlined: the idle drive asks after most commands)
         if s is not None:
-            return s.end_ms
+            if now < s.end_ms:
+                return s.end_ms
+            self._retire(s)
+            self.stream = None
         if not self._marked:  # no segment holds dirty data
             return None
         dirty = [g for g in self.segments if g.dirty_from < g.end]  # (Segment.dirty, inlined)

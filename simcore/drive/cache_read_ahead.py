@@ -131,16 +131,17 @@ class ReadAhead:
         """Read ahead from ``x``; the host has taken the data up to ``consumed`` (default ``x``).
         ``req_start``: the first LBA of the request this read-ahead follows. ``asked_ms``:
         when the read-ahead was decided, if it starts later, at ``t`` (see :meth:`stop`)."""
-        ahead = self.config.read_ahead == "track-ahead"  # not bounded by the segment size
+        config, layout = self.config, self.layout  # (each asked for several times below)
+        ahead = config.read_ahead == "track-ahead"  # not bounded by the segment size
         track: tuple | None = None  # x's track (StraightTrack fields), if the read-ahead stays on it
         if limit is None:
             seg_start = seg.owner_start if req_start is not None else seg.start
-            if ahead and 0 < x < self.layout.capacity:
+            if ahead and 0 < x < layout.capacity:
                 # (Layout.straight_track: the last straight track found, usually the one the
                 # read just ended on, without the call and its tuple)
-                track = self.layout._track
+                track = layout._track
                 if not track[0] <= x < track[1]:
-                    track = self.layout.straight_track(x)
+                    track = layout.straight_track(x)
             if track is not None and seg_start >= track[0]:
                 # _track_ahead on a straight track the segment began on: to its end
                 ra = track[1] - x
@@ -151,7 +152,7 @@ class ReadAhead:
             ra = limit if ahead else min(limit, self.cap)
         if consumed is not None:  # the ring: never overwrite what the host has not taken
             ra = min(ra, consumed + self.cap - x)
-        elif not self.config.read_ahead_over_requested:
+        elif not config.read_ahead_over_requested:
             # after a miss the segment keeps the request and what follows it; with
             # read_ahead_over_requested the read-ahead runs its whole length and the ring
             # may push the request's own data, already sent, out of the segment (see
@@ -160,7 +161,7 @@ class ReadAhead:
             # keeps the request's start plus a segment (disk_buffer_get_max_readahead)
             # and its ring drops the earlier sectors first.
             keep_from = seg.start
-            if self.config.read_any_free and req_start is not None:
+            if config.read_any_free and req_start is not None:
                 keep_from = max(seg.start, req_start)
             ra = min(ra, keep_from + self.cap - x)
         if self._block > 1:  # a 4Kn drive reads whole logical blocks (x starts one)
@@ -187,8 +188,9 @@ class ReadAhead:
         if seg.end - self.cap > seg.start:  # (max, without its call)
             seg.start = seg.end - self.cap
         head.cylinder, head.surface = plan.cylinder, plan.surface
-        self._counts["read_ahead_sectors"] += ra
-        self._counts["read_aheads"] += 1
+        counts = self._counts
+        counts["read_ahead_sectors"] += ra
+        counts["read_aheads"] += 1
 
     def _extend(self, s: _Stream, upto: int, t: float, head: HeadState,
                 req_start: int | None = None) -> None:
@@ -216,17 +218,22 @@ class ReadAhead:
         target is kept (DiskSim: a sector before the segment's start is read in wherever it
         passes). The segment, a ring, keeps a segment's worth at most."""
         p = plan if isinstance(plan, TrackPlan) else plan.pieces[0]
-        spt = round(self.rev_ms / p.sector_ms) if p.sector_ms > 0 else 0
-        if spt <= 0:
-            return lba
-        mech = self.mech  # (its angle_at, inlined: this runs on every read miss)
-        sector = math.ceil((mech.phase0 + p.move_end_ms / mech.rev_ms) % 1.0 * spt - 1e-9) % spt
         # ``p`` is on ``lba``'s track, which its plan found: the layout's last straight
         # track, when it is straight (Layout.straight_track, without the call and its tuple)
         track = self.layout._track
         if not track[0] <= lba < track[1]:
             track = self.layout.straight_track(lba)
-        if track is not None and track[5] == spt:  # one run of LBAs: the same answers
+        if track is not None:
+            # a straight track's piece is all its slots (sector_ms is rev_ms / spt up to a
+            # rounding): round(rev_ms / sector_ms), as below, is the track's own count
+            spt = track[5]
+        else:
+            spt = round(self.rev_ms / p.sector_ms) if p.sector_ms > 0 else 0
+            if spt <= 0:
+                return lba
+        mech = self.mech  # (its angle_at, inlined: this runs on every read miss)
+        sector = math.ceil((mech.phase0 + p.move_end_ms / mech.rev_ms) % 1.0 * spt - 1e-9) % spt
+        if track is not None:  # one run of LBAs: the same answers
             first, end, _cyl, _surface, offset, _spt = track  # (its lba_at, inlined)
             landing = first + (sector - offset) % spt
             if landing >= end or landing == lba:

@@ -112,6 +112,7 @@ class SegmentTable:
             if victim.dirty_from != CLEAN:
                 self._marked -= 1
             segments.remove(victim)
+            self._lru.remove(victim)  # (the rest stay in order)
 
     def _allocate(self, t: float, head: HeadState, write: bool = False) -> Segment:
         """A segment for a new request's data: the least recently used clean one, or a new
@@ -129,6 +130,7 @@ class SegmentTable:
                 self._sids += 1
                 seg = self._wseg = Segment(self._sids)
                 segments.append(seg)
+                self._lru.append(seg)  # (the newest once _touch below gives it this tick)
             elif self.stream is not None and self.stream.seg is seg:
                 self.stop(t, head)
         else:
@@ -140,13 +142,15 @@ class SegmentTable:
                 self._sids += 1
                 seg = Segment(self._sids)
                 segments.append(seg)
+                self._lru.append(seg)  # (the newest once _touch below gives it this tick)
             else:
                 # the clean segment used least recently (the first of equals; this runs on
                 # every read miss): with none marked dirty and no write segment, any
-                # segment, found by min; else the age is tested first, so only the few
-                # segments older than those seen so far are tested for dirty data
+                # segment, the first of the age order (_touch keeps it: no scan); else the
+                # age is tested first, so only the few segments older than those seen so
+                # far are tested for dirty data
                 if not self._marked and wseg is None:
-                    lru = min(segments, key=_last_used)
+                    lru = self._lru[0]
                 else:
                     lru, oldest = None, 0
                     for g in segments:
@@ -168,12 +172,35 @@ class SegmentTable:
         seg.arrive0 = 0
         seg.ready_ms = 0.0
         seg.written = False
+        # (_touch, inlined: this runs on every miss) the tick, just moved on, is newer than
+        # every other segment's: the segment goes last in the age order
         seg.last_used = self._tick
+        lru = self._lru
+        if lru[-1] is not seg:
+            lru.remove(seg)
+            lru.append(seg)
         return seg
+
+    def _touch(self, seg: Segment) -> None:
+        """``seg`` is used now: its ``last_used`` becomes the tick, and ``_lru``, the segments
+        as ``sorted(segments, key=last_used)`` orders them (equals in the list's order, so
+        its first is what ``min`` over the list gives), stays so. The tick is almost always
+        newer than every other segment's: ``seg`` then goes last, without sorting."""
+        tick = seg.last_used = self._tick
+        lru = self._lru
+        last = lru[-1]
+        if last is seg:  # the newest already (a tick never goes back)
+            return
+        if last.last_used < tick:
+            lru.remove(seg)
+            lru.append(seg)
+        else:  # a tie with a segment touched at this tick: the list's order decides
+            self._lru = sorted(self.segments, key=_last_used)
 
     def _drop_overlaps(self, lba: int, n: int, keep: Segment | None, t: float,
                        head: HeadState) -> None:
         """A write makes other copies of its sectors stale."""
+        dropped = False
         for seg in list(self.segments):
             if seg is keep or seg.dirty:
                 continue
@@ -182,3 +209,6 @@ class SegmentTable:
                     self.stop(t, head)
                 seg.start = seg.end = 0
                 seg.last_used = -1
+                dropped = True
+        if dropped:  # the oldest now, in the list's order: _lru sorted again
+            self._lru = sorted(self.segments, key=_last_used)

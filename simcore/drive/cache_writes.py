@@ -278,7 +278,7 @@ class WriteIntake:
         seg.arrive = np.concatenate([seg.arrive, arrive_ms])
         seg.end = lba + sectors
         seg.start = max(seg.start, min(seg.dirty_from, seg.end - self.cap))
-        seg.last_used = self._tick
+        self._touch(seg)
         self._counts["buffered_writes"] += 1
         if append:
             plan = self.mech.plan(lba, sectors, True, s.end_ms, s.position())
