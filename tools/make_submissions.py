@@ -23,9 +23,13 @@ def main() -> None:
     ap.add_argument("--out", required=True)
     ap.add_argument("--secret", help="instructor secret file (omit for public variants)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-measure", action="store_true",
+                    help="do not run the lab's measuring cells (fio) for each student: "
+                         "the submissions then carry no measurement")
     a = ap.parse_args()
     secret = sec.load(a.secret) if a.secret else None
-    paths = write_class_submissions(a.key, a.out, a.n, secret, a.seed)
+    paths = write_class_submissions(a.key, a.out, a.n, secret, a.seed,
+                                    measure=not a.no_measure)
     print(f"wrote {len(paths)} submissions to {a.out}")
 
 
