@@ -8,8 +8,9 @@ import json
 import nbformat
 from nbformat.v4 import new_code_cell, new_output
 
+from simcore.labkit import demo
 from simcore.labkit.attach import bundle, from_notebook, make
-from simcore.labkit.demo import measuring_cells, template_lab, write_class_submissions
+from simcore.labkit.demo import template_lab, write_class_submissions
 from simcore.labkit.variants import declared_id
 
 
@@ -31,7 +32,6 @@ def _measured_lab():
 def test_generated_submissions_are_personal_copies_with_their_own_measurements(tmp_path):
     key = tmp_path / "measured.ipynb"
     nbformat.write(_measured_lab(), str(key))
-    assert measuring_cells(nbformat.read(str(key), as_version=4)) == {"toy-measure": ["toy-run"]}
     secret = b"k" * 32
     paths = write_class_submissions(key, tmp_path / "class", n=12, secret=secret, seed=0)
     from simcore.labkit.check import variant_seed
@@ -48,6 +48,8 @@ def test_generated_submissions_are_personal_copies_with_their_own_measurements(t
             # measured for this student's own variant, not the demo's or the key's
             assert json.loads(att["raw"])["seed"] == variant_seed(p.stem, "measured", secret)
     assert carried >= len(paths) // 2  # every submission but the blank copies was run
+    assert demo.measuring_cells(nbformat.read(str(key), as_version=4)) == {
+        "toy-measure": ["toy-run"]}
     # without measuring, nothing is attached (the old behaviour, kept as an option)
     paths = write_class_submissions(key, tmp_path / "plain", n=4, secret=secret, seed=0,
                                     measure=False)
