@@ -6,6 +6,10 @@ Used to measure grading time (not a test):
         --out /tmp/class --secret ~/.config/disklab/secret
     time python -m simcore grade --key instructors/labs/lab1_time.ipynb /tmp/class \
         --out /tmp/class-grades/grades.csv --jobs 2
+
+Each file is the student's personal copy; for a lab with measuring cells, every submission but
+the blank ones carries fio's reports of that student's own served drive, measured here (about
+15 s a student for lab 2 on two busy cores; needs fio). ``--no-measure`` skips them.
 """
 
 from __future__ import annotations
