@@ -132,8 +132,57 @@ HOSTILE = {
 }
 
 
+def measuring_cells(key: nbformat.NotebookNode) -> dict[str, list[str]]:
+    """The key's measuring cells: cell id -> the kinds of the attachments its stored outputs hold."""
+    from .attach import MIME
+
+    found: dict[str, list[str]] = {}
+    for cell in key.cells:
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            att = (out.get("data") or {}).get(MIME)
+            if isinstance(att, dict) and att.get("kind"):
+                found.setdefault(cell.id, []).append(att["kind"])
+    return found
+
+
+def measured_key_run(key: nbformat.NotebookNode, student_id: str, seed: int,
+                     key_path: str | Path = "<lab>") -> tuple[dict[str, list[dict]], dict]:
+    """Run the key for one student as the student would, measuring cells included.
+
+    Returns the attachments each measuring cell saves (cell id -> attachments, as
+    :func:`simcore.labkit.attach.put` stores them) and the answers the key computes
+    from them. The measurements are taken now, on the student's own served drive
+    (fio), so a generated submission carries what a student's saved notebook carries.
+    """
+    import copy
+
+    from . import attach
+    from .variants import run_key
+
+    cells = measuring_cells(key)
+    run = copy.deepcopy(key)
+    for cell in run.cells:
+        if cell.get("id") in cells:  # run_key skips hardware cells; a student runs these
+            cell.metadata["tags"] = [t for t in cell.metadata.get("tags", []) if t != "hardware"]
+            cell.source = "\n".join(ln for ln in cell.source.splitlines()
+                                    if "NBVAL_SKIP" not in ln)
+    for kinds in cells.values():
+        for kind in kinds:
+            attach._ATTACHED.pop(kind, None)
+    values = run_key(run, student_id, seed, key_path)
+    atts = {}
+    for cid, kinds in cells.items():
+        got = [attach.latest(k) for k in kinds]
+        if any(a is None for a in got):
+            raise RuntimeError(f"{key_path}: {student_id}'s measuring cell {cid} attached "
+                               f"nothing (is fio installed?)")
+        atts[cid] = got
+    return atts, values
+
+
 def write_class_submissions(key_path: str | Path, folder: str | Path, n: int = 200,
-                            secret: bytes | None = None, seed: int = 0) -> list[Path]:
+                            secret: bytes | None = None, seed: int = 0,
+                            measure: bool = True) -> list[Path]:
     """``n`` submissions of a lab for a benchmark: right, wrong, blank and hostile.
 
     Drawn from ``seed``: about half the class hands in the key's solutions, a fifth makes one
@@ -141,13 +190,19 @@ def write_class_submissions(key_path: str | Path, folder: str | Path, n: int = 2
     a tenth types in their own right numbers, and a tenth attacks one question with one of
     :data:`HOSTILE` (patched checks, lying objects, ``os.system``, endless and
     interrupt-swallowing loops, a memory hog, a detached daemon). Files are ``sNNN.ipynb``.
+
+    Each file is the student's personal copy (``STUDENT_ID`` and ``SEED`` set, as handed
+    out). With ``measure``, every submission but the blank ones carries the measurements
+    its lab's measuring cells attach, taken for that student's own drive
+    (:func:`measured_key_run`; needs fio), as a student who ran the notebook saves it.
     """
     import numpy as np
 
+    from .attach import put
     from .check import variant_seed
     from .labformat import is_answer
     from .student import student_version
-    from .variants import literal_answers, run_key
+    from .variants import literal_answers, personalize, run_key
 
     key = nbformat.read(str(key_path), as_version=4)
     lab = key.metadata["disklab"]["lab"]
@@ -158,11 +213,17 @@ def write_class_submissions(key_path: str | Path, folder: str | Path, n: int = 2
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     kinds = list(HOSTILE)
+    measuring = measuring_cells(key)
     out = []
     for i in range(1, n + 1):
         sid = f"s{i:03d}"
         u = rng.random()
         answers: dict[str, str] = {}
+        student_seed = variant_seed(sid, lab, secret)
+        atts: dict[str, list[dict]] = {}
+        values = None
+        if measure and measuring and not 0.7 <= u < 0.8:  # the blank copy was never run
+            atts, values = measured_key_run(key, sid, student_seed, key_path)
         if u < 0.5:
             answers = dict(solutions)
         elif u < 0.7:
@@ -174,7 +235,8 @@ def write_class_submissions(key_path: str | Path, folder: str | Path, n: int = 2
         elif u < 0.8:
             answers = {}
         elif u < 0.9:
-            values = run_key(key, sid, variant_seed(sid, lab, secret), key_path)
+            if values is None:
+                values = run_key(key, sid, student_seed, key_path)
             for c in answer_cells:
                 names = [q for q in values if f"{q} =" in c.source or f"def {q}" in c.source]
                 plain = {q: values[q] for q in names if not callable(values[q])}
@@ -190,9 +252,12 @@ def write_class_submissions(key_path: str | Path, folder: str | Path, n: int = 2
                      if "=" in ln and ln[:1].isalpha()]
             answers[victim.id] = HOSTILE[attack].format(name=names[-1] if names else "q1")
         nb = nbformat.from_dict(nbformat.reads(nbformat.writes(stu), as_version=4))
+        personalize(nb, sid, student_seed)  # the copy handed out to this student
         for cell in nb.cells:
             if cell.get("id") in answers:
                 cell.source = answers[cell.id]
+        for cid, cell_atts in atts.items():
+            put(nb, cid, *cell_atts)
         p = folder / f"{sid}.ipynb"
         nbformat.write(nb, str(p))
         out.append(p)
