@@ -110,6 +110,11 @@ def latest(kind: str) -> dict[str, Any] | None:
     return _ATTACHED.get(kind)
 
 
+def forget(kind: str) -> None:
+    """Drop this kernel's latest attachment of ``kind`` (a run that must measure afresh)."""
+    _ATTACHED.pop(kind, None)
+
+
 def restore(items: list[dict[str, Any]]) -> None:
     """Make attachments read from a saved notebook the latest of their kinds (the grader's run)."""
     for it in items:

@@ -168,7 +168,7 @@ def measured_key_run(key: nbformat.NotebookNode, student_id: str, seed: int,
                                     if "NBVAL_SKIP" not in ln)
     for kinds in cells.values():
         for kind in kinds:
-            attach._ATTACHED.pop(kind, None)
+            attach.forget(kind)
     values = run_key(run, student_id, seed, key_path)
     atts = {}
     for cid, kinds in cells.items():

@@ -292,10 +292,16 @@ def track_reads(profile: DiskProfile, track_bytes: int, first_byte: int, span_by
 
 # -- Lab 6: N sequential streams ----------------------------------------------------------------
 
+def stream_increment(capacity_bytes: int, streams: int, bs_bytes: int) -> int:
+    """The bytes between two readers' starts (fio's ``offset_increment``): the drive shared
+    evenly, rounded down to whole requests."""
+    return capacity_bytes // streams // bs_bytes * bs_bytes
+
+
 def stream_fio_args(streams: int, capacity_bytes: int, bs_bytes: int, runtime_s: float,
                     ramp_s: float) -> list[str]:
     """fio options for ``streams`` sequential readers evenly spaced, reported as one job."""
-    inc = capacity_bytes // streams // bs_bytes * bs_bytes
+    inc = stream_increment(capacity_bytes, streams, bs_bytes)
     args = ["--rw=read", f"--bs={bs_bytes}", "--iodepth=1", f"--size={inc}",
             f"--runtime={runtime_s:g}", f"--ramp_time={ramp_s:g}", "--time_based"]
     if streams > 1:
@@ -310,7 +316,7 @@ def _stream_runs(profile: DiskProfile, n_streams: int, bs_bytes: int, *,
                  start_order: list[int] | None = None) -> list[Predicted]:
     """One replay of :func:`stream_fio_args`'s job per start order (see :func:`streams`)."""
     cap = RealtimeDrive(profile, "fcfs", cache).capacity_sectors * SECTOR
-    inc = cap // n_streams // bs_bytes * bs_bytes
+    inc = stream_increment(cap, n_streams, bs_bytes)
 
     def job(j: int) -> Callable[[], Iterator[tuple[int, int]]]:
         def make() -> Iterator[tuple[int, int]]:
@@ -366,7 +372,7 @@ def stream_order(first_offsets: object, n_streams: int, capacity_bytes: int,
     offset per stream (``n_streams`` integers, each a distinct stream's start)
     gives None.
     """
-    inc = capacity_bytes // n_streams // bs_bytes * bs_bytes
+    inc = stream_increment(capacity_bytes, n_streams, bs_bytes)
     if (not isinstance(first_offsets, list) or len(first_offsets) != n_streams or inc <= 0
             or not all(type(x) is int for x in first_offsets)):
         return None
