@@ -105,6 +105,32 @@ def _ones(n: int) -> np.ndarray:
     return _ONES[:n]
 
 
+def join_track_plans(tracks: list[TrackPlan]) -> Plan:
+    """The :class:`Plan` of consecutive tracks' parts (:meth:`Mechanism.plan` of a transfer
+    over several tracks is this of its :class:`TrackPlan` s): their sector times one after
+    the other, as a running maximum (a wrapped first track ends at its head's last time:
+    the running maximum only guards), a :class:`PlanPiece` per track, and the totals."""
+    sectors = 0
+    for tp in tracks:
+        sectors += tp.count
+    seek_total = rot_total = xfer_total = 0.0
+    done = np.empty(sectors)
+    pieces: list[PlanPiece] = []
+    k = 0
+    for tp in tracks:
+        seek_total += tp.move_ms
+        done[k:k + tp.count] = tp.times()
+        rot_total += tp.rotation_ms
+        xfer_total += tp.transfer_ms
+        pieces.append(PlanPiece(k, tp.move_start_ms, tp.move_end_ms, tp.end_ms, tp.cylinder,
+                                tp.surface, tp.sector_ms, tp.read_ms))
+        k += tp.count
+    np.maximum.accumulate(done, out=done)
+    last = tracks[-1]
+    return Plan(done, pieces, seek_total, rot_total, xfer_total, last.end_ms, last.cylinder,
+                last.surface)
+
+
 class TrackPlan:
     """One track's part of a :class:`Plan`, as the numbers its sector times follow from.
 
@@ -371,27 +397,31 @@ class Mechanism:
         if len(track_pieces) == 1:
             return self._track(track_pieces[0], start_ms, head.cylinder, head.surface,
                                is_write, zero_latency, min_move_ms).plan()
+        return join_track_plans(self._tracks(track_pieces, start_ms, head, is_write,
+                                             zero_latency, min_move_ms))
+
+    def _tracks(self, track_pieces: list[TrackPiece], start_ms: float, head: HeadState,
+                is_write: bool, zero_latency: bool, min_move_ms: float) -> list[TrackPlan]:
+        """Each track's part of a plan over ``track_pieces``, one after the other."""
         t = start_ms
         cyl, surface = head.cylinder, head.surface
-        seek_total = rot_total = xfer_total = 0.0
-        done = np.empty(sectors)
-        pieces: list[PlanPiece] = []
-        k = 0
+        out = []
         for piece in track_pieces:
             tp = self._track(piece, t, cyl, surface, is_write, zero_latency,
-                             min_move_ms if k == 0 else 0.0)
-            seek_total += tp.move_ms
-            cyl, surface = tp.cylinder, tp.surface
-            done[k:k + tp.count] = tp.times()
-            rot_total += tp.rotation_ms
-            xfer_total += tp.transfer_ms
-            pieces.append(PlanPiece(k, tp.move_start_ms, tp.move_end_ms, tp.end_ms, cyl, surface,
-                                    tp.sector_ms, tp.read_ms))
-            t = tp.end_ms
-            k += tp.count
-        # a wrapped first track ends at its head's last time: the running max only guards
-        np.maximum.accumulate(done, out=done)
-        return Plan(done, pieces, seek_total, rot_total, xfer_total, t, cyl, surface)
+                             min_move_ms if not out else 0.0)
+            out.append(tp)
+            cyl, surface, t = tp.cylinder, tp.surface, tp.end_ms
+        return out
+
+    def read_track_plans(self, lba: int, sectors: int, start_ms: float,
+                         head: HeadState) -> list[TrackPlan] | None:
+        """:meth:`plan` of a read as its tracks' :class:`TrackPlan` s, in order, without the
+        arrays (:func:`join_track_plans` makes the very :class:`Plan` :meth:`plan` gives);
+        None when the drive has Advanced Format sectors (as :meth:`track_plan`)."""
+        if self._fmt is not None:
+            return None
+        return self._tracks(self.layout.pieces(lba, sectors), start_ms, head, False,
+                            self.zl_read, 0.0)
 
     def track_plan(self, lba: int, sectors: int, is_write: bool, start_ms: float,
                    head: HeadState) -> TrackPlan | None:

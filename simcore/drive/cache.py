@@ -379,7 +379,7 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         if sent_ms is None or s is None or s.seg is not svc.segment or s.kind != "read":
             return
         track = s.track  # only a stream reaching past lba + segment has sectors to hold
-        if s.lba + (track.count if track is not None else len(s._done)) > lba + self.cap:
+        if s.lba + (track.count if track is not None else s.count) > lba + self.cap:
             self._hold_read_ahead(s, lba, svc.sectors, sent_ms, bus_ms, complete_ms, since_ms)
 
 

@@ -19,10 +19,11 @@ preemptible read-ahead.
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import numpy as np
 
-from ..disk.access import HeadState, Plan, PlanPiece, TrackPlan
+from ..disk.access import HeadState, Plan, PlanPiece, TrackPlan, join_track_plans
 from .cache_segments import Segment
 
 __all__ = ["BackgroundWork", "new_stream", "sector_end"]
@@ -33,57 +34,115 @@ _new_object = object.__new__  # (new_stream)
 class _Stream:
     """Media work going on in the background: read-ahead into, or destaging from, a segment.
 
-    A read-ahead on one track keeps its :class:`~simcore.disk.access.TrackPlan` and makes the
-    sector times and pieces only when something asks for them (most read-aheads are
-    stopped by the next command or end untouched: :meth:`SegmentCache.stop` counts what
-    they read from the track plan's numbers). Made by :func:`new_stream` (one per read miss:
-    see :class:`~simcore.disk.access.TrackPlan` for why not by calling the class)."""
+    A read-ahead on one track keeps its :class:`~simcore.disk.access.TrackPlan` (``track``),
+    one over several tracks the list of its tracks' (``tracks``), and makes the sector times
+    and pieces only when something asks for them: most read-aheads are stopped by the next
+    command or end untouched, and :meth:`SegmentCache.stop` counts what they read from the
+    track plans' numbers. A read-ahead that starts where its read ended on the last
+    sectors of a track reads on over the next (DiskSim's ``track-ahead`` does so whenever
+    the segment began on an earlier track): one read miss in a few dozen on a random
+    workload, and making its arrays cost more than all the other read-aheads' plans. The
+    tracks' sector times follow one another (:func:`new_stream` checks it), so how many
+    are done at a time is counted track by track, as the arrays' running maximum gives it.
+    Made by :func:`new_stream` (one per read miss: see
+    :class:`~simcore.disk.access.TrackPlan` for why not by calling the class)."""
 
     __slots__ = ("_done", "_pieces", "asked_ms", "end_ms", "head0", "kind", "lba", "min_until",
-                 "seg", "start0", "track")
+                 "seg", "start0", "track", "tracks")
 
     track: TrackPlan | None
+    tracks: list[TrackPlan] | None
     asked_ms: float | None
 
     def _unfold(self) -> None:
-        plan = self.track.plan()
-        self.track = None
+        if self.track is not None:
+            plan = self.track.plan()
+            self.track = None
+        else:
+            plan = join_track_plans(self.tracks)
+            self.tracks = None
         self._done, self._pieces = plan.done_ms, plan.pieces
 
     @property
     def done(self) -> np.ndarray:
-        if self.track is not None:
+        if self.track is not None or self.tracks is not None:
             self._unfold()
         return self._done
 
     @done.setter
     def done(self, value: np.ndarray) -> None:
-        if self.track is not None:
+        if self.track is not None or self.tracks is not None:
             self._unfold()
         self._done = value
 
     @property
     def pieces(self) -> list[PlanPiece]:
-        if self.track is not None:
+        if self.track is not None or self.tracks is not None:
             self._unfold()
         return self._pieces
 
     @pieces.setter
     def pieces(self, value: list[PlanPiece]) -> None:
-        if self.track is not None:
+        if self.track is not None or self.tracks is not None:
             self._unfold()
         self._pieces = value
 
     def done_by(self, t: float) -> int:
         """How many of the stream's sectors are done at ``t`` (what
-        ``np.searchsorted(done, t, "right")`` gives), without unfolding a track plan."""
+        ``np.searchsorted(done, t, "right")`` gives), without unfolding track plans: track by
+        track, up to the first not done by then (every later sector is done after it)."""
         if self.track is not None:
             return self.track.done_by(t)
+        if self.tracks is not None:
+            got = 0
+            for tp in self.tracks:
+                k = tp.done_by(t)
+                got += k
+                if k < tp.count:
+                    break
+            return got
         return int(self._done.searchsorted(t, side="right"))
+
+    def time_of(self, k: int) -> float:
+        """When the stream's sector ``k`` is done (``float(done[k])``), from the track plans'
+        numbers while it has no arrays."""
+        if self.track is not None:
+            return self.track.time_of(k)
+        if self.tracks is not None:
+            for tp in self.tracks:
+                if k < tp.count:
+                    return tp.time_of(k)
+                k -= tp.count
+            raise IndexError("a sector beyond the stream's end")
+        return float(self._done[k])
+
+    def sector_ms_at(self, k: int) -> float:
+        """How long the stream's sector ``k`` takes to pass under the head (its track's)."""
+        if self.track is not None:
+            return self.track.sector_ms
+        if self.tracks is not None:
+            for tp in self.tracks:
+                if k < tp.count:
+                    return tp.sector_ms
+                k -= tp.count
+            raise IndexError("a sector beyond the stream's end")
+        return next(p for p in reversed(self._pieces) if p.first <= k).sector_ms
+
+    @property
+    def count(self) -> int:
+        """How many sectors the stream reads or writes."""
+        if self.track is not None:
+            return self.track.count
+        if self.tracks is not None:
+            n = 0
+            for tp in self.tracks:
+                n += tp.count
+            return n
+        return len(self._done)
 
     @property
     def stop_lba(self) -> int:
-        return self.lba + (self.track.count if self.track is not None else len(self._done))
+        return self.lba + self.count
 
     def extend(self, plan: Plan, keep_from: int | None = None) -> None:
         """Append a continuation; forget sectors before LBA ``keep_from`` (long streams)."""
@@ -110,21 +169,36 @@ class _Stream:
         self.lba += cut
 
     def position(self) -> HeadState:
-        last = self.track if self.track is not None else self._pieces[-1]
+        if self.track is not None:
+            last = self.track
+        else:
+            last = self.tracks[-1] if self.tracks is not None else self._pieces[-1]
         return HeadState(last.cylinder, last.surface)
 
 
-def new_stream(kind: str, seg: Segment, lba: int, plan: Plan | TrackPlan,
+def new_stream(kind: str, seg: Segment, lba: int, plan: Plan | TrackPlan | list[TrackPlan],
                head0: tuple[int, int], min_until: float) -> _Stream:
     """A :class:`_Stream` of ``kind`` ("read" or "write") into or from ``seg``, from ``lba``
-    on, following ``plan``; the head was at ``head0`` before it."""
+    on, following ``plan`` (a list: consecutive tracks' :class:`TrackPlan` s, as
+    :meth:`~simcore.disk.access.Mechanism.read_track_plans` gives them); the head was at
+    ``head0`` before it."""
     s = _new_object(_Stream)
     s.kind = kind
     s.seg = seg
     s.lba = lba
+    s.tracks = None
     if type(plan) is TrackPlan:
         s.track = plan
         s._done = s._pieces = None
+    elif type(plan) is list:
+        s.track = None
+        s._done = s._pieces = None
+        s.tracks = plan
+        for a, b in pairwise(plan):
+            if b.time_of(0) < a.time_of(a.count - 1):  # not one after the other (never seen)
+                s._unfold()  # the arrays' running maximum decides
+                break
+        plan = plan[-1]
     else:
         s.track = None
         s._done = plan.done_ms
@@ -152,8 +226,8 @@ def sector_end(p: PlanPiece | TrackPlan, t: float) -> float:
     return end if end < boundary else boundary  # the smaller (min, without its call)
 
 
-def _stop_on(pieces: list[PlanPiece], free: float, cyl: int, surf: int
-             ) -> tuple[float, PlanPiece | None, int, int]:
+def _stop_on(pieces: list[PlanPiece] | list[TrackPlan], free: float, cyl: int, surf: int
+             ) -> tuple[float, PlanPiece | TrackPlan | None, int, int]:
     """Where a stream of ``pieces`` stopped at ``free`` leaves the head: when it is free (a
     seek or head switch in progress runs to its end), the piece whose sectors pass then
     (None during a move or before the first), and its track (``(cyl, surf)`` before it)."""
@@ -225,12 +299,13 @@ class BackgroundWork:
                     free = track.move_end_ms
                 else:
                     on = track
-        else:
-            free, on, cyl, surf = _stop_on(s.pieces, free, cyl, surf)
+        else:  # (a TrackPlan has a PlanPiece's fields but its first)
+            free, on, cyl, surf = _stop_on(s.tracks if s.tracks is not None else s._pieces,
+                                           free, cyl, surf)
         if s.asked_ms is not None and t < base:
             on = None  # stopped before it began: its (queued) seek is all there is to wait for
         got = s.done_by(free) if track is None else track.done_by(free)
-        n = s.stop_lba - s.lba if track is None else track.count
+        n = s.count if track is None else track.count
         if self._block > 1:  # a 4Kn drive: the logical block in progress is not kept either
             got -= got % self._block
         if on is not None and reading and not self.config.stop_in_sector:

@@ -172,25 +172,35 @@ class ReadAhead:
             self.stop(t, head)
         head0 = (head.cylinder, head.surface)
         mn = self._min_ra if self._min_ra < ra else ra  # (min, without its call)
-        if track is not None and x + ra <= track[1]:
-            plan: Plan | TrackPlan | None = self.mech.track_plan_on(track, x, ra, t, head)
-        else:
-            plan = self.mech.track_plan(x, ra, False, t, head)
-        if plan is not None:  # on one track: its times only when asked for
-            min_until = plan.time_of(mn - 1) if mn else t
-        else:
-            plan = self.mech.plan(x, ra, False, t, head)
-            min_until = float(plan.done_ms[mn - 1]) if mn else t
-        self.stream = new_stream("read", seg, x, plan, head0, min_until)
+        self.stream = s = new_stream("read", seg, x, self._read_ahead_plan(track, x, ra, t, head),
+                                     head0, t)
+        if mn:  # (the minimum read-ahead's last sector: its time)
+            s.min_until = s.time_of(mn - 1)
         if asked_ms is not None and asked_ms < t and not mn:
-            self.stream.asked_ms = asked_ms
+            s.asked_ms = asked_ms
         seg.end = x + ra
         if seg.end - self.cap > seg.start:  # (max, without its call)
             seg.start = seg.end - self.cap
-        head.cylinder, head.surface = plan.cylinder, plan.surface
+        last = s.track if s.track is not None else s.position()
+        head.cylinder, head.surface = last.cylinder, last.surface
         counts = self._counts
         counts["read_ahead_sectors"] += ra
         counts["read_aheads"] += 1
+
+    def _read_ahead_plan(self, track: tuple | None, x: int, ra: int, t: float, head: HeadState
+                         ) -> TrackPlan | list[TrackPlan] | Plan:
+        """The media plan of a read-ahead of ``ra`` sectors from ``x``: a track's
+        :class:`TrackPlan`, or the list of its tracks' (see :class:`_Stream`), their sector
+        times made only when asked for; a :class:`Plan` with its arrays on a drive with
+        Advanced Format sectors. ``track``: the straight track holding ``x``, if known."""
+        if track is not None and x + ra <= track[1]:
+            plan = self.mech.track_plan_on(track, x, ra, t, head)
+            if plan is not None:
+                return plan
+        plans = self.mech.read_track_plans(x, ra, t, head)
+        if plans is None:
+            return self.mech.plan(x, ra, False, t, head)
+        return plans[0] if len(plans) == 1 else plans
 
     def _extend(self, s: _Stream, upto: int, t: float, head: HeadState,
                 req_start: int | None = None) -> None:
@@ -271,10 +281,9 @@ class ReadAhead:
         if (track is not None and track.wrap < 0  # on one track: its start, without arrays
                 and track.time_of(first) - track.sector_ms >= complete_ms):
             return
-        if track is None:  # the same test on the arrays as they are (no step array yet)
-            on = next(p for p in reversed(s._pieces) if p.first <= first)
-            if float(s._done[first]) - on.sector_ms >= complete_ms:
-                return
+        # the same test on the arrays, or the track plans, as they are (no step array yet)
+        if track is None and s.time_of(first) - s.sector_ms_at(first) >= complete_ms:
+            return
         done = s.done
         count = len(done)
         plan = Plan(done, s.pieces, 0.0, 0.0, 0.0, s.end_ms, 0, 0)  # (respect_arrivals's input)
