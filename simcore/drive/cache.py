@@ -184,7 +184,8 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         :meth:`read` (``found=``) to use instead of looking again."""
         s = self.stream  # (self._live(t), inlined: this runs on every read)
         if s is not None and t >= s.end_ms:
-            self._retire(s)
+            if s.kind == "write":  # (self._retire(s), inlined)
+                self._destaged_to(s.seg, s.stop_lba)
             self.stream = s = None
         best: tuple[str, Segment | None, int] = ("miss", None, 0)
         write_hits = self.config.read_hits_on_write_data
@@ -305,7 +306,10 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
             # a segment of its own is needed and every one holds dirty data: the media
             # access waits until a destage has cleaned one (DiskSim's drives disconnect)
             ready_ms = max(ready_ms, self._make_room(now, head))
-        free = self.stop(now, head)
+        if self.stream is not None:
+            free = self.stop(now, head)
+        else:  # (nothing to stop: what stop says then, without the call)
+            free, self.stop_wait = now, 0.0
         if self.config.stop_adds_to_overhead:  # DiskSim: the overhead, then the stop's wait
             wait = self.stop_wait
             free = (ready_ms if ready_ms > free - wait else free - wait) + wait  # (max)
@@ -357,8 +361,17 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         # (never below zero: a stop's wait may be a hair below it, where the next sector
         # boundary rounds to just before the stop, and free a hair below ready_ms)
         waited = free - ready_ms if free > ready_ms else 0.0
-        return _read_service(kind, ready, sectors, seek + waited, rot, xfer, plan.end_ms, seg,
-                             plan)
+        svc = _new_object(ReadService)  # (_read_service, inlined: this runs on every miss)
+        svc.kind = kind
+        svc._ready = ready
+        svc.sectors = sectors
+        svc.seek_ms = seek + waited
+        svc.rotation_ms = rot
+        svc.transfer_ms = xfer
+        svc.media_end_ms = plan.end_ms
+        svc.segment = seg
+        svc.plan = plan
+        return svc
 
 
     def read_done(self, svc: ReadService, media_end_ms: float, head: HeadState,

@@ -309,7 +309,13 @@ class BackgroundWork:
         if self._block > 1:  # a 4Kn drive: the logical block in progress is not kept either
             got -= got % self._block
         if on is not None and reading and not self.config.stop_in_sector:
-            free = sector_end(on, free)
+            # (sector_end, inlined: a read-ahead stopped on its track)
+            r = on.read_ms
+            if free <= r:
+                free = r
+            else:
+                boundary = r + math.ceil((free - r) / on.sector_ms - 1e-9) * on.sector_ms
+                free = on.end_ms if on.end_ms < boundary else boundary
         if reading:
             # DiskSim counts the stop's wait from the stop (disk_seek_stoptime - simtime):
             # before a delayed read-ahead's start too, whose seek event is queued already

@@ -57,7 +57,7 @@ import math
 import numpy as np
 
 from ..disk.access import HeadState, Plan, TrackPlan
-from .cache_background import _Stream, new_stream
+from .cache_background import _new_object, _Stream, new_stream
 from .cache_segments import Segment
 from .write_feed import respect_arrivals
 
@@ -150,20 +150,8 @@ class ReadAhead:
                 ra = self._read_ahead(x, seg_start, req_start)
         else:
             ra = limit if ahead else min(limit, self.cap)
-        if consumed is not None:  # the ring: never overwrite what the host has not taken
-            ra = min(ra, consumed + self.cap - x)
-        elif not config.read_ahead_over_requested:
-            # after a miss the segment keeps the request and what follows it; with
-            # read_ahead_over_requested the read-ahead runs its whole length and the ring
-            # may push the request's own data, already sent, out of the segment (see
-            # simcore.disksim.importer.read_ahead_passes_request for DiskSim's rule). With
-            # read_any_free the sectors read before the request do not count: DiskSim
-            # keeps the request's start plus a segment (disk_buffer_get_max_readahead)
-            # and its ring drops the earlier sectors first.
-            keep_from = seg.start
-            if config.read_any_free and req_start is not None:
-                keep_from = max(seg.start, req_start)
-            ra = min(ra, keep_from + self.cap - x)
+        if consumed is not None or not config.read_ahead_over_requested:
+            ra = self._within_ring(seg, x, ra, consumed, req_start)
         if self._block > 1:  # a 4Kn drive reads whole logical blocks (x starts one)
             ra -= ra % self._block
         if ra <= 0:
@@ -172,12 +160,27 @@ class ReadAhead:
             self.stop(t, head)
         head0 = (head.cylinder, head.surface)
         mn = self._min_ra if self._min_ra < ra else ra  # (min, without its call)
-        self.stream = s = new_stream("read", seg, x, self._read_ahead_plan(track, x, ra, t, head),
-                                     head0, t)
-        if mn:  # (the minimum read-ahead's last sector: its time)
+        plan: Plan | TrackPlan | list[TrackPlan] | None = None
+        if track is not None and x + ra <= track[1]:
+            plan = self.mech.track_plan_on(track, x, ra, t, head)
+        if plan is None:
+            plan = self._read_ahead_plan(x, ra, t, head)
+            self.stream = s = new_stream("read", seg, x, plan, head0, t)
+        else:  # (new_stream of a track's plan, inlined: this runs on every read miss)
+            self.stream = s = _new_object(_Stream)
+            s.kind = "read"
+            s.seg = seg
+            s.lba = x
+            s.track = plan
+            s.tracks = s._done = s._pieces = s.asked_ms = None
+            s.end_ms = plan.end_ms
+            s.head0 = head0
+            s.min_until = t
+            s.start0 = seg.start
+        if mn:  # the minimum read-ahead ends with its last sector
             s.min_until = s.time_of(mn - 1)
-        if asked_ms is not None and asked_ms < t and not mn:
-            s.asked_ms = asked_ms
+        elif asked_ms is not None:
+            s.asked_ms = asked_ms if asked_ms < t else None
         seg.end = x + ra
         if seg.end - self.cap > seg.start:  # (max, without its call)
             seg.start = seg.end - self.cap
@@ -187,16 +190,32 @@ class ReadAhead:
         counts["read_ahead_sectors"] += ra
         counts["read_aheads"] += 1
 
-    def _read_ahead_plan(self, track: tuple | None, x: int, ra: int, t: float, head: HeadState
+    def _within_ring(self, seg: Segment, x: int, ra: int, consumed: int | None,
+                     req_start: int | None) -> int:
+        """``ra`` cut so that the segment, a ring, keeps what it must: never overwrite what
+        the host has not taken (up to ``consumed``); after a miss (``consumed`` None) the
+        request and what follows it, unless ``read_ahead_over_requested``, with which the
+        read-ahead runs its whole length and the ring may push the request's own data,
+        already sent, out of the segment (see
+        simcore.disksim.importer.read_ahead_passes_request for DiskSim's rule). With
+        read_any_free the sectors read before the request do not count: DiskSim keeps the
+        request's start plus a segment (disk_buffer_get_max_readahead) and its ring drops
+        the earlier sectors first."""
+        if consumed is not None:
+            return min(ra, consumed + self.cap - x)
+        if self.config.read_ahead_over_requested:
+            return ra
+        keep_from = seg.start
+        if self.config.read_any_free and req_start is not None:
+            keep_from = max(seg.start, req_start)
+        return min(ra, keep_from + self.cap - x)
+
+    def _read_ahead_plan(self, x: int, ra: int, t: float, head: HeadState
                          ) -> TrackPlan | list[TrackPlan] | Plan:
-        """The media plan of a read-ahead of ``ra`` sectors from ``x``: a track's
-        :class:`TrackPlan`, or the list of its tracks' (see :class:`_Stream`), their sector
-        times made only when asked for; a :class:`Plan` with its arrays on a drive with
-        Advanced Format sectors. ``track``: the straight track holding ``x``, if known."""
-        if track is not None and x + ra <= track[1]:
-            plan = self.mech.track_plan_on(track, x, ra, t, head)
-            if plan is not None:
-                return plan
+        """The media plan of a read-ahead of ``ra`` sectors from ``x`` (but for one inside a
+        known straight track): a track's :class:`TrackPlan`, or the list of its tracks' (see
+        :class:`_Stream`), their sector times made only when asked for; a :class:`Plan` with
+        its arrays on a drive with Advanced Format sectors."""
         plans = self.mech.read_track_plans(x, ra, t, head)
         if plans is None:
             return self.mech.plan(x, ra, False, t, head)
