@@ -240,6 +240,49 @@ def test_track_plan_on_a_held_track_is_the_track_plan(disk):
 
 
 @pytest.mark.parametrize("disk", ["atlas10k", "hpc2247", "ultrastar18es", "toy"])
+def test_a_stream_over_several_tracks_counts_as_its_arrays(disk):
+    # a read-ahead over several tracks keeps its tracks' plans (read_track_plans) and makes the
+    # arrays only when asked: joined, they are Mechanism.plan's to the bit, and the stream's
+    # counts and times from the track plans are the arrays' (np.searchsorted, indexing)
+    from simcore.disk.access import HeadState, join_track_plans
+    from simcore.drive.cache_background import new_stream
+    from simcore.drive.cache_segments import Segment
+
+    mech = Mechanism(load_disk(disk))
+    lay = mech.layout
+    rng = np.random.default_rng(11)
+    checked = 0
+    for _ in range(300):
+        lba = int(rng.integers(0, lay.capacity - 1))
+        n = min(int(rng.integers(2, 3 * lay.track_end(lba) - 3 * lba + 400)), lay.capacity - lba)
+        head = HeadState(int(rng.integers(0, lay.cylinders)), int(rng.integers(0, lay.surfaces)))
+        start_ms = float(rng.uniform(0, 3e6))
+        tracks = mech.read_track_plans(lba, n, start_ms, head)
+        plan = mech.plan(lba, n, False, start_ms, head)
+        joined = join_track_plans(tracks)
+        assert np.array_equal(joined.done_ms, plan.done_ms) and joined[1:] == plan[1:]
+        if len(tracks) < 2:
+            continue
+        lazy = new_stream("read", Segment(1), lba, tracks, (head.cylinder, head.surface), 0.0)
+        eager = new_stream("read", Segment(2), lba, plan, (head.cylinder, head.surface), 0.0)
+        assert lazy.tracks is not None and lazy.end_ms == eager.end_ms
+        assert lazy.count == eager.count == n and lazy.stop_lba == eager.stop_lba
+        pos, want = lazy.position(), eager.position()
+        assert (pos.cylinder, pos.surface) == (want.cylinder, want.surface)
+        probes = [*plan.done_ms.tolist(), *(plan.done_ms - 1e-9).tolist(), start_ms,
+                  plan.end_ms + 1.0]
+        for t in probes:
+            assert lazy.done_by(t) == int(np.searchsorted(plan.done_ms, t, side="right"))
+        for k in range(0, n, 7):
+            assert lazy.time_of(k) == float(plan.done_ms[k])
+            assert lazy.sector_ms_at(k) == eager.sector_ms_at(k)
+        assert lazy.tracks is not None  # nothing above needed the arrays
+        assert np.array_equal(lazy.done, plan.done_ms) and lazy.pieces == plan.pieces
+        checked += 1
+    assert checked > 50
+
+
+@pytest.mark.parametrize("disk", ["atlas10k", "hpc2247", "ultrastar18es", "toy"])
 def test_latest_less_is_the_largest_over_the_list(disk):
     # the burst start from the ends of a track plan's runs: the float the list's max gives
     from operator import sub
