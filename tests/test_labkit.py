@@ -565,3 +565,14 @@ def test_the_variants_command_prints_a_table_and_json_on_request(tmp_path, capsy
         assert f"{100 * share:.1f} %" in row
         assert row.split()[-1] == str(report["distinct_answers"][q])
     assert f"largest {100 * report['max_shared_fraction']:.1f} %" in table
+
+
+def test_the_spawn_notice_reads_only_known_kinds_once():
+    """What a cell's output says about programs it tried to run: the fixed words only, each
+    once, whatever else a line holds (nothing a student prints reaches the feedback)."""
+    from simcore.labkit.spawns import MARK, kinds_in
+
+    out = (f"hello\n{MARK}os.system\nmore\n{MARK}os.system\n{MARK}subprocess\n"
+           f"{MARK}rm -rf /\n{MARK}secret\n  {MARK}os.exec\n")
+    assert kinds_in(out) == ["os.system", "subprocess"]
+    assert kinds_in("nothing here") == []
