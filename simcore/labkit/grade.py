@@ -358,8 +358,8 @@ def _put_answers(key: Key, sub: NotebookNode, merged: NotebookNode,
         cell.outputs = []
         cell.execution_count = None
     if chosen_positions != sorted(chosen_positions):
-        notes.append("Your answer cells are not in the lab's order; the grader ran them in the "
-                     "lab's order.")
+        notes.append("Your answer cells are not in the lab's order (moved by you, or the lab "
+                     "was updated since your copy); the grader ran them in the lab's order.")
     return notes
 
 
