@@ -10,6 +10,7 @@ to answer (the 60 s default failed there); only a real hang times out.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -223,3 +224,45 @@ def test_a_lab4_copy_handed_out_before_q10_moved_keeps_every_answer():
                    ("lab4-code-49", "q9 = 3.5"), ("answer-q10", "q10 = 1.5")]
     assert any("not in the lab's order (moved by you, or the lab was updated since your copy)"
                in n for n in notes), notes
+
+
+_WITHIN = re.compile(r"within (\d+(?:\.\d+)?) ?%")
+_DEFAULT = re.compile(r"checked to within (\d+(?:\.\d+)?) ?% unless the question says otherwise")
+
+
+def _question_text(nb, q: str) -> str:
+    """The markdown that asks ``q``: from ``**q.**`` to the next question's mark."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and f"**{q}.**" in cell.source:
+            text = cell.source.split(f"**{q}.**", 1)[1]
+            return re.split(r"\*\*q\d+\.\*\*", text)[0]
+    return ""
+
+
+@pytest.mark.parametrize("lab", LABS, ids=lambda p: p.stem)
+def test_the_tolerances_a_lab_states_are_the_graders(lab):
+    """Where a lab's introduction says how closely numbers are checked "unless the question says
+    otherwise", every number's rule in the key is that, or its question says its own: a
+    relative tolerance as "within N %", an absolute one (alone, or the floor beside a relative
+    one) by its value. Lab 1 said 1 % while q7 was checked to 2 %."""
+    nb = nbformat.read(str(lab), as_version=4)
+    default = _DEFAULT.search(nb.cells[0].source.replace("\n", " "))
+    if default is None:
+        pytest.skip("the introduction states no tolerance")
+    info = inspect_lab(nb, lab, require_outputs=False)
+    checked = 0
+    for q in info.questions:
+        spec = next(c for c in info.checks if c.question == q)
+        rel, abs_ = spec.rule.get("rel", 0), spec.rule.get("abs", 0)
+        if spec.judge or not (rel or abs_):
+            continue  # judged measurements and exact answers say their own rule
+        text = " ".join(_question_text(nb, q).split())
+        assert text, f"{lab.stem}: no markdown asks {q}"
+        stated = _WITHIN.search(text)
+        if rel:
+            want = float(stated.group(1)) if stated else float(default.group(1))
+            assert rel * 100 == pytest.approx(want), (lab.stem, q, rel, text)
+        if abs_:
+            assert f"{abs_:g} " in text, (lab.stem, q, abs_, text)
+        checked += 1
+    assert checked >= 3, (lab.stem, checked)
