@@ -982,8 +982,8 @@ def _reason(run: CellRun, opts: Options, used_cpu: bool = False) -> str:
                 "Python kernel died before the interrupt took (os._exit, a crash, a resource "
                 "limit, or out of memory)")
     if "Timeout" in run.message:
-        return (f"it ran longer than {cell_timeout:g} s and was stopped (time spent waiting "
-                "for the grading machine's CPU does not count)")
+        return (f"it ran longer than the time limit of a cell ({cell_timeout:g} s) and was "
+                "stopped (time spent waiting for the grading machine's CPU does not count)")
     if "kernel died" in run.message:
         return ("the Python kernel died while it ran (os._exit, a crash, a resource limit, or "
                 "out of memory)")
