@@ -217,7 +217,8 @@ def test_hanging_crashing_and_kernel_killing_answers_cost_only_their_questions(b
     assert lost(key, r) == {"q2": 1.0, "q6": 1.0, "q9": 2.0}
     assert r.status == "kernel-died"
     notes = " ".join(r.notes)
-    assert f"q2 did not run cleanly: it ran longer than {CELL_TIMEOUT:g} s" in notes
+    assert ("q2 did not run cleanly: it ran longer than the time limit of a cell "
+            f"({CELL_TIMEOUT:g} s) and was stopped") in notes
     assert "q6 did not run cleanly: it raised RuntimeError: boom" in notes
     assert "q9 did not run cleanly: the Python kernel died" in notes
     assert "kernel" in r.lines["q9"][0] and "[0/2]" in r.lines["q9"][0]
@@ -687,6 +688,97 @@ def test_a_busy_loop_dies_by_its_cpu_limit_long_before_the_cells_wall_clock(temp
     notes = " ".join(spinner.notes)
     assert f"used up its CPU-time limit ({b.cpu_s} s)" in notes, notes
     assert spinner.seconds < 600 and spinner.kernel_cpu_seconds >= b.cpu_s - 1
+
+
+STUBBORN = "while True:\n    try:\n        while True:\n            pass\n    except KeyboardInterrupt:\n        pass"
+
+
+def test_a_cell_stopped_after_its_time_limit_says_why_the_kernel_went():
+    """nbval stops a kernel that did not answer the interrupt at a cell's time limit; its one
+    message ("did not answer an interrupt, or ended the kernel") is made to say which: still
+    running (the time limit), or dead meanwhile of its CPU-time limit or of something else.
+    The feedback then names the time limit, or the CPU limit, instead of a crash."""
+    from simcore.labkit import _nbval_probe as probe
+    from simcore.labkit.grade import _reason
+
+    nbval = ("Timeout of 3 seconds exceeded while executing cell. Failed to interrupt kernel in "
+             "5 seconds, so failing without traceback.")
+    opts = Options(cell_timeout=3, limits=sandbox.Limits(cpu_s=7))
+    running = probe.why_stopped(nbval, (True, None))
+    assert running.startswith(nbval) and probe.STOPPED_RUNNING in running
+    assert "time limit of a cell (3 s)" in _reason(CellRun("failed", message=running), opts)
+    old = probe._CPU_LIMIT_EXIT
+    try:
+        probe._CPU_LIMIT_EXIT = sandbox.CPU_LIMIT_EXIT
+        cpu = probe.why_stopped(nbval, (False, sandbox.CPU_LIMIT_EXIT))
+        crashed = probe.why_stopped(nbval, (False, 1))
+    finally:
+        probe._CPU_LIMIT_EXIT = old
+    assert "used up its CPU-time limit (7 s)" in _reason(CellRun("failed", message=cpu), opts)
+    why = _reason(CellRun("failed", message=crashed), opts)
+    assert "time limit of a cell (3 s)" in why and "died" in why, why
+    # any other message, or a stop nobody noted, is left as it was
+    assert probe.why_stopped("Cell execution caused an exception", (True, None)) == \
+        "Cell execution caused an exception"
+    assert probe.why_stopped(nbval, None) == nbval
+
+
+def test_an_endless_loop_past_the_cells_time_limit_is_named_as_such(template, tmp_path):
+    """A loop that swallows the interrupt at the cell's time limit (3 s) with CPU time to spare:
+    stopped with its kernel, and the feedback says it ran past the time limit (it used to say
+    the kernel may have crashed); with little CPU time left, the kernel dies of its CPU limit
+    while nbval waits for the interrupt, and the feedback says so."""
+    stu = student_version(nbformat.read(str(template), as_version=4), template)
+    nbformat.write(_with_answers(stu, {"answer-q1": STUBBORN, "answer-q2": "q2 = 60_000 / RPM"}),
+                   str(tmp_path / "stubborn.ipynb"))
+    _, (spare,) = grade(template, [tmp_path / "stubborn.ipynb"], jobs=1, secret=SECRET,
+                        opts=Options(cell_timeout=3, timeout=240,
+                                     limits=sandbox.Limits(cpu_s=120)))
+    notes = " ".join(spare.notes)
+    assert "ran longer than the time limit of a cell (3 s), did not stop" in notes, notes
+    assert "crash" not in notes and spare.scores == {"q1": 0.0, "q2": 2.0}, spare.lines
+    _, (tight,) = grade(template, [tmp_path / "stubborn.ipynb"], jobs=1, secret=SECRET,
+                        opts=Options(cell_timeout=3, timeout=240,
+                                     limits=sandbox.Limits(cpu_s=7)))
+    notes = " ".join(tight.notes)
+    assert "used up its CPU-time limit (7 s)" in notes and "crash" not in notes, notes
+    assert tight.scores == {"q1": 0.0, "q2": 2.0}, tight.lines
+
+
+def test_an_answer_that_runs_a_program_is_flagged_and_an_honest_one_is_not(template, tmp_path):
+    """os.system or subprocess in an answer cell: the sandbox contains it, and now the feedback
+    says so (the kind only, never the command or what it printed) and the instructor's flags
+    name it; its answer still counts. A line printed to look like the notice names only known
+    kinds, and marks only the notebook that printed it; an honest notebook gets no such note."""
+    stu = student_version(nbformat.read(str(template), as_version=4), template)
+    honest = {"answer-q1": "q1 = 30_000 / RPM", "answer-q2": "q2 = 60_000 / RPM"}
+    shell = 'import os, subprocess\nos.system("echo secret-output")\nos.system("true")\n'
+    nbformat.write(_with_answers(stu, {**honest, "answer-q1": shell + "q1 = 30_000 / RPM",
+                                       "answer-q2": "import subprocess\n"
+                                       'subprocess.run(["true"])\nq2 = 60_000 / RPM'}),
+                   str(tmp_path / "shell.ipynb"))
+    nbformat.write(_with_answers(stu, {**honest, "answer-q1": 'print("DISKLAB-SPAWN rm-rf")\n'
+                                       "q1 = 30_000 / RPM"}), str(tmp_path / "forger.ipynb"))
+    nbformat.write(_with_answers(stu, honest), str(tmp_path / "honest.ipynb"))
+    _, results = grade(template, sorted(tmp_path.glob("*.ipynb")), jobs=2, secret=SECRET,
+                       opts=Options(cell_timeout=60, timeout=240,
+                                    limits=sandbox.Limits(cpu_s=60)))
+    by = {Path(r.path).stem: r for r in results}
+    shell_notes = [n for n in by["shell"].notes if "tried to run a program" in n]
+    assert shell_notes == [
+        "Your answer cell for q1 tried to run a program (os.system); the grader does not allow "
+        "that (answers are computed in Python, in the lab's kernel), and your instructor will "
+        "see it.",
+        "Your answer cell for q2 tried to run a program (subprocess); the grader does not "
+        "allow that (answers are computed in Python, in the lab's kernel), and your instructor "
+        "will see it."], by["shell"].notes
+    assert by["shell"].flagged == ["the answer cell for q1 tried to run a program (os.system)",
+                                   "the answer cell for q2 tried to run a program (subprocess)"]
+    assert "secret-output" not in " ".join(by["shell"].notes)
+    assert by["shell"].scores == {"q1": 1.0, "q2": 2.0}, by["shell"].lines
+    for name in ("forger", "honest"):
+        assert not any("program" in n for n in by[name].notes + by[name].flagged), by[name].notes
+        assert by[name].scores == {"q1": 1.0, "q2": 2.0}, by[name].lines
 
 
 def test_grade_command_writes_and_never_overwrites(template, tmp_path):

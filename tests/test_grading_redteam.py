@@ -385,12 +385,16 @@ def test_the_key_and_other_submissions_cannot_be_read(attacked):
 def test_the_key_cannot_be_read_from_git_or_another_work_tree(attacked):
     r = attacked[1]["gitreader"]
     assert r.scores["q3"] == 0, r.lines["q3"]
+    assert any("q3 tried to run a program (subprocess)" in f for f in r.flagged), r.flagged
     _unharmed(attacked[2])
 
 
 def test_os_system_and_file_deletion_stay_inside(attacked):
     r = attacked[1]["vandal"]
     assert r.scores["q4"] == 0
+    # and the attempt is named in the feedback and the flags (simcore.labkit.spawns)
+    assert any("q4 tried to run a program (os.system)" in n for n in r.notes), r.notes
+    assert any("q4 tried to run a program (os.system)" in f for f in r.flagged), r.flagged
     _unharmed(attacked[2])
 
 

@@ -63,3 +63,26 @@ def test_q2_key_is_the_hand_estimate_from_the_thesis_numbers(key, kib):
         assert ns["q2"] == pytest.approx(4.44, abs=0.005)
     wd = simcore.load_disk("wd800jd")
     assert (wd.seek.average_ms, wd.rpm, wd.overheads.read_miss_ms) == (8.9, 7200, 0.5)
+
+
+def test_the_served_job_takes_the_readers_spacing_from_its_one_definition(key):
+    """The offset increment the grader requires in a student's fio report (SERVED_JOB) is
+    predict.stream_increment, the function that also builds the fio command and the prediction;
+    the key does not spell the formula again (a second spelling could drift from the first)."""
+    from simcore.serve import predict
+
+    src = _cell(key, "served-setup").source
+    tree = ast.parse(src)
+    job = next(n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
+               and any(isinstance(t, ast.Name) and t.id == "SERVED_JOB" for t in n.targets))
+    inc = next(v for k, v in zip(job.keys, job.values, strict=True)
+               if isinstance(k, ast.Constant) and k.value == "offset_increment")
+    assert isinstance(inc, ast.Call) and ast.unparse(inc.func) == \
+        "served_predict.stream_increment", ast.unparse(inc)
+    assert not any(isinstance(n, ast.FloorDiv) for n in ast.walk(tree)), ast.unparse(tree)
+    # and it is what the key's stored fio report (20 readers of 128 KiB) ran with
+    import simcore
+
+    cap = simcore.Mechanism(simcore.load_disk("wd800jd")).layout.capacity * 512
+    stored = str(_cell(key, "served-measure").outputs)
+    assert f"--offset_increment={predict.stream_increment(cap, 20, 131072)} " in stored

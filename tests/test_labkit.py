@@ -398,6 +398,10 @@ def test_splice_runs_the_student_version_with_export_cells_and_no_key(toy_key):
     sub.cells[3].source = '# NBVAL_CHECK_OUTPUT\nprint("q1 ✔ correct")'   # and a faked check
     merged, notes, flagged = splice(toy_key, sub, "alice")
     ids = [c.get("id") for c in merged.cells]
+    # first the grader's watch for answers that run programs (simcore.labkit.spawns)
+    assert ids[0] == "disklab-watch" and "spawns.watch()" in merged.cells[0].source
+    merged.cells = merged.cells[1:]
+    ids = ids[1:]
     assert ids == ["title", "parameters", "answer-q1", "check-q1", "disklab-export-q1",
                    "answer-q2", "check-q2", "disklab-export-q2"]  # no hidden cell inside
     assert merged.cells[2].source == "q1 = 999"
@@ -424,12 +428,12 @@ def test_splice_detects_deleted_duplicated_reordered_and_added_cells(toy_key):
     sub.cells.append(new_code_cell("scratch = 1"))
     merged, notes, _ = splice(toy_key, sub, "bob")
     text = " ".join(notes)
-    assert merged.cells[2].source == "q1 = 2"  # the last copy
+    assert merged.cells[3].source == "q1 = 2"  # the last copy (after the grader's watch cell)
     assert "appears 2 times" in text and "not in the lab's order" in text
     assert "you added were not run" in text
     del sub.cells[1]                 # delete the q2 answer
     merged, notes, _ = splice(toy_key, sub, "bob")
-    assert merged.cells[5].source == "q2 = None  # your answer"
+    assert merged.cells[6].source == "q2 = None  # your answer"
     assert any("missing" in n for n in notes)
 
 
@@ -565,3 +569,14 @@ def test_the_variants_command_prints_a_table_and_json_on_request(tmp_path, capsy
         assert f"{100 * share:.1f} %" in row
         assert row.split()[-1] == str(report["distinct_answers"][q])
     assert f"largest {100 * report['max_shared_fraction']:.1f} %" in table
+
+
+def test_the_spawn_notice_reads_only_known_kinds_once():
+    """What a cell's output says about programs it tried to run: the fixed words only, each
+    once, whatever else a line holds (nothing a student prints reaches the feedback)."""
+    from simcore.labkit.spawns import MARK, kinds_in
+
+    out = (f"hello\n{MARK}os.system\nmore\n{MARK}os.system\n{MARK}subprocess\n"
+           f"{MARK}rm -rf /\n{MARK}secret\n  {MARK}os.exec\n")
+    assert kinds_in(out) == ["os.system", "subprocess"]
+    assert kinds_in("nothing here") == []

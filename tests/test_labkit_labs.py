@@ -10,6 +10,7 @@ to answer (the 60 s default failed there); only a real hang times out.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -84,6 +85,26 @@ def test_keys_are_neither_installed_nor_shipped_to_binder():
 @pytest.mark.parametrize("lab", LABS, ids=lambda p: p.stem)
 def test_lab_follows_the_format(lab):
     inspect_lab(nbformat.read(str(lab), as_version=4), lab)
+
+
+# Questions added to a lab after its copies went out keep their number wherever they sit: the
+# number is the name of the answer variable the grader reads, so renumbering would make a copy
+# handed out earlier answer the wrong questions. Labs 3 and 4 moved their explorer question to a
+# section of its own at the end instead; these still carry one in the middle.
+NUMBERED_LATE = {"lab1_time": {"q10"}, "lab2_interface_cache": {"q10", "q11"},
+                 "lab5_traxtents": {"q11"}, "lab6_multistream": {"q9"}}
+
+
+@pytest.mark.parametrize("lab", LABS, ids=lambda p: p.stem)
+def test_questions_come_in_numeric_order(lab):
+    """A student reads q1, q2, ... down the notebook (lab 4's q10 sat between q7 and q8)."""
+    info = inspect_lab(nbformat.read(str(lab), as_version=4), lab, require_outputs=False)
+    late = NUMBERED_LATE.get(lab.stem, set())
+    assert late <= set(info.questions), (lab.stem, late)
+    rest = [q for q in info.questions if q not in late]
+    assert rest == sorted(rest, key=lambda q: int(q.lstrip("q"))), (lab.stem, info.questions)
+    assert not late or info.questions != sorted(info.questions, key=lambda q: int(q.lstrip("q"))), \
+        f"{lab.stem} reads in order now: drop it from NUMBERED_LATE"
 
 
 @pytest.mark.parametrize("lab", LABS, ids=lambda p: p.stem)
@@ -175,3 +196,73 @@ def test_the_keys_run_for_a_variant_skips_the_explorer():
             c.source = "# NBVAL_IGNORE_OUTPUT\nraise RuntimeError('the explorer ran')"
     got = run_key(nb, "someone", 12345, KEYS / "lab1_time.ipynb")
     assert got["q10"] > 0
+
+
+def test_a_lab4_copy_handed_out_before_q10_moved_keeps_every_answer():
+    """Lab 4's q10 (the zone explorer) moved from between q7 and q8 to a section of its own
+    after q9, keeping its name and cell ids: a copy handed out before still has every answer
+    paired by id and run in the lab's order, and the note says why its order differs."""
+    from simcore.labkit.grade import Key, splice
+    from simcore.labkit.student import student_version
+
+    key = Key(KEYS / "lab4_placement.ipynb")
+    old = student_version(key.nb, KEYS / "lab4_placement.ipynb")
+    ids = [c.id for c in old.cells]
+    start = ids.index("q10-text")
+    block = old.cells[start:ids.index("check-q10") + 1]
+    del old.cells[start:start + len(block)]
+    at = [c.id for c in old.cells].index("lab4-code-36") + 1  # right after q7's check, as before
+    old.cells[at:at] = block
+    answers = {"lab4-code-35": "q7 = 30_000", "answer-q10": "q10 = 1.5",
+               "lab4-code-38": "q8 = 2.5", "lab4-code-49": "q9 = 3.5"}
+    for c in old.cells:
+        if c.id in answers:
+            c.source = answers[c.id]
+    merged, notes, _ = splice(key, old, "demo")
+    got = [(c.id, c.source) for c in merged.cells if c.id in answers]
+    assert got == [("lab4-code-35", "q7 = 30_000"), ("lab4-code-38", "q8 = 2.5"),
+                   ("lab4-code-49", "q9 = 3.5"), ("answer-q10", "q10 = 1.5")]
+    assert any("not in the lab's order (moved by you, or the lab was updated since your copy)"
+               in n for n in notes), notes
+
+
+_WITHIN = re.compile(r"within (\d+(?:\.\d+)?) ?%")
+_DEFAULT = re.compile(r"checked to within (\d+(?:\.\d+)?) ?% unless the question says otherwise")
+
+
+def _question_text(nb, q: str) -> str:
+    """The markdown that asks ``q``: from ``**q.**`` to the next question's mark."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and f"**{q}.**" in cell.source:
+            text = cell.source.split(f"**{q}.**", 1)[1]
+            return re.split(r"\*\*q\d+\.\*\*", text)[0]
+    return ""
+
+
+@pytest.mark.parametrize("lab", LABS, ids=lambda p: p.stem)
+def test_the_tolerances_a_lab_states_are_the_graders(lab):
+    """Where a lab's introduction says how closely numbers are checked "unless the question says
+    otherwise", every number's rule in the key is that, or its question says its own: a
+    relative tolerance as "within N %", an absolute one (alone, or the floor beside a relative
+    one) by its value. Lab 1 said 1 % while q7 was checked to 2 %."""
+    nb = nbformat.read(str(lab), as_version=4)
+    default = _DEFAULT.search(nb.cells[0].source.replace("\n", " "))
+    if default is None:
+        pytest.skip("the introduction states no tolerance")
+    info = inspect_lab(nb, lab, require_outputs=False)
+    checked = 0
+    for q in info.questions:
+        spec = next(c for c in info.checks if c.question == q)
+        rel, abs_ = spec.rule.get("rel", 0), spec.rule.get("abs", 0)
+        if spec.judge or not (rel or abs_):
+            continue  # judged measurements and exact answers say their own rule
+        text = " ".join(_question_text(nb, q).split())
+        assert text, f"{lab.stem}: no markdown asks {q}"
+        stated = _WITHIN.search(text)
+        if rel:
+            want = float(stated.group(1)) if stated else float(default.group(1))
+            assert rel * 100 == pytest.approx(want), (lab.stem, q, rel, text)
+        if abs_:
+            assert f"{abs_:g} " in text, (lab.stem, q, abs_, text)
+        checked += 1
+    assert checked >= 3, (lab.stem, checked)

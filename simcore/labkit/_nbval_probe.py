@@ -138,9 +138,23 @@ def _watch_for_kernel_death() -> None:
         return wait_own_time(self, float(timeout),
                              lambda t: get_message(self, stream, timeout=t))
 
+    stop = RunningKernel.stop
+
+    def stop_noting_why(self):
+        """nbval stops the kernel when it did not answer the interrupt at a cell's time limit;
+        note first whether it was still running then, or had ended, and how."""
+        if getattr(self, "_disklab_at_stop", None) is None:
+            try:
+                alive = bool(self.is_alive())
+            except Exception:
+                alive = True
+            self._disklab_at_stop = (alive, None if alive else _exit_status(self))
+        return stop(self)
+
     await_reply._disklab = True
     RunningKernel.await_reply = await_reply
     RunningKernel.get_message = get_iopub
+    RunningKernel.stop = stop_noting_why
 
 
 QUICK_S = 0.05  # how long a wait may take before the kernel's run-queue delay is read
@@ -289,6 +303,28 @@ def _exit_status(kernel) -> int | None:
         return None
 
 
+NOT_INTERRUPTED = "Failed to interrupt"  # in nbval's message when it had to stop the kernel
+STOPPED_RUNNING = "[the kernel was still running: stopped at the time limit]"
+
+
+def why_stopped(message: str, at_stop: tuple[bool, int | None] | None) -> str:
+    """nbval's message for a cell whose kernel it stopped after the cell's time limit, made to
+    say what happened in the seconds it waited for the interrupt to take: the kernel was
+    still running (a loop that ignores the interrupt: a time limit), or it had died meanwhile,
+    of its CPU-time limit (a busy loop near the end of its CPU time) or of something else.
+    Without this, all three read "did not answer an interrupt, or ended the kernel"."""
+    if NOT_INTERRUPTED not in message or at_stop is None:
+        return message
+    alive, status = at_stop
+    if alive:
+        return f"{message} {STOPPED_RUNNING}"
+    if _CPU_LIMIT_EXIT is not None and status == _CPU_LIMIT_EXIT:
+        return ("KernelDied: the Python kernel died while this cell ran: it used up its "
+                "CPU-time limit (after the cell's time limit had passed)")
+    return ("KernelDied: the Python kernel died while this cell ran (os._exit, a crash, or "
+            "out of memory), after the cell's time limit had passed")
+
+
 def _kernel_of(item):
     return getattr(getattr(item, "parent", None), "kernel", None)
 
@@ -308,11 +344,19 @@ def _text(outputs, name):
                    if o.get("output_type") == "stream" and o.get("name") == name)
 
 
+SPAWN_MARK = "DISKLAB-SPAWN "  # simcore.labkit.spawns.MARK (this file imports no simcore)
+
+
 def _stdout(outputs) -> str:
-    """A cell's stdout: short, except the answer lines an export cell prints."""
+    """A cell's stdout: short, except the answer lines an export cell prints; the lines that
+    say the cell tried to run a program (:mod:`simcore.labkit.spawns`) are kept wherever
+    they were."""
     text = _text(outputs, "stdout")
     if "DISKLAB-ANSWER " in text:
         return text[-250_000:]
+    if SPAWN_MARK in text[4000:]:
+        marks = {ln.strip() for ln in text[4000:].splitlines() if ln.startswith(SPAWN_MARK)}
+        return text[:4000] + "\n" + "\n".join(sorted(marks))[:1000] + "\n"
     return text[:4000]
 
 
@@ -346,6 +390,7 @@ def pytest_runtest_makereport(item, call):
         else:
             message = f"{type(exc).__name__}: {exc}"
         message = message.strip().splitlines()[0][:300] if message.strip() else ""
+        message = why_stopped(message, getattr(kernel, "_disklab_at_stop", None))
     record = {
         "cell": cell,
         "when": report.when,

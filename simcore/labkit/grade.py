@@ -62,7 +62,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from ..errors import DisklabError
-from . import answers, attach, copying, judges, sandbox
+from . import answers, attach, copying, judges, sandbox, spawns
 from .check import variant_seed
 from .labformat import (
     NBVAL_MARKER,
@@ -286,6 +286,15 @@ def export_cell(question: str, expression: str) -> NotebookNode:
     return cell
 
 
+def watch_cell() -> NotebookNode:
+    """The notebook's first cell: an audit hook that marks a cell trying to run a program
+    (:mod:`simcore.labkit.spawns`)."""
+    cell = nbformat.v4.new_code_cell(spawns.WATCH_SOURCE)
+    cell.id = "disklab-watch"
+    cell.metadata["tags"] = [EXPORT_TAG + "-watch"]
+    return cell
+
+
 def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, list[str],
                                                                    list[str]]:
     """The notebook to run for one submission, notes for the student, and flags for the grader.
@@ -295,6 +304,7 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
     question gets its export cell, nbval markers are disarmed except the
     lab's own ``NBVAL_SKIP`` on hardware cells, and live explorers (tag
     ``explorer``) are left out, so no answer can depend on a widget's state.
+    A first cell watches for answers that try to run a program (:func:`watch_cell`).
     """
     notes: list[str] = []
     flagged: list[str] = []
@@ -307,6 +317,7 @@ def splice(key: Key, sub: NotebookNode, student_id: str) -> tuple[NotebookNode, 
     _check_claimed_id(sub, student_id, notes, flagged)
     _set_parameters(key, sub, merged, student_id)
     _add_export_cells(key, merged)
+    merged.cells.insert(0, watch_cell())
     meta = merged.metadata.get("disklab")
     merged.metadata["disklab"] = {**(meta if isinstance(meta, dict) else {}),
                                   "student_id": student_id, "merged": True}
@@ -347,8 +358,8 @@ def _put_answers(key: Key, sub: NotebookNode, merged: NotebookNode,
         cell.outputs = []
         cell.execution_count = None
     if chosen_positions != sorted(chosen_positions):
-        notes.append("Your answer cells are not in the lab's order; the grader ran them in the "
-                     "lab's order.")
+        notes.append("Your answer cells are not in the lab's order (moved by you, or the lab "
+                     "was updated since your copy); the grader ran them in the lab's order.")
     return notes
 
 
@@ -957,12 +968,22 @@ def _reason(run: CellRun, opts: Options, used_cpu: bool = False) -> str:
     if "CPU-time limit" in run.message:
         return (f"the notebook's Python kernel used up its CPU-time limit ({cpu:g} s) while it "
                 "ran, and was stopped (a loop that never ends?)")
+    from ._nbval_probe import STOPPED_RUNNING  # (the probe module imports pytest: not at load)
+
+    if "Failed to interrupt" in run.message and STOPPED_RUNNING in run.message:
+        return (f"it ran longer than the time limit of a cell ({cell_timeout:g} s), did not "
+                "stop when interrupted, and was stopped with the notebook's Python kernel (a "
+                "loop that never ends, or one that catches KeyboardInterrupt?)")
     if "Failed to interrupt" in run.message:
         return (f"it ran longer than {cell_timeout:g} s and did not answer an interrupt, or it "
                 "ended the Python kernel (os._exit, a crash)")
+    if "after the cell's time limit" in run.message:
+        return (f"it ran longer than the time limit of a cell ({cell_timeout:g} s), and the "
+                "Python kernel died before the interrupt took (os._exit, a crash, a resource "
+                "limit, or out of memory)")
     if "Timeout" in run.message:
-        return (f"it ran longer than {cell_timeout:g} s and was stopped (time spent waiting "
-                "for the grading machine's CPU does not count)")
+        return (f"it ran longer than the time limit of a cell ({cell_timeout:g} s) and was "
+                "stopped (time spent waiting for the grading machine's CPU does not count)")
     if "kernel died" in run.message:
         return ("the Python kernel died while it ran (os._exit, a crash, a resource limit, or "
                 "out of memory)")
@@ -1003,6 +1024,7 @@ def _score(key: Key, res: Result, merged: NotebookNode, cells: dict[int, CellRun
     elif died and res.status == "graded":
         res.status = "kernel-died"
     export_at, killers = _cell_notes(key, res, code_cells, cells, opts, left_out)
+    _spawn_notes(key, res, code_cells, cells)
     if res.status == "kernel-died":
         res.headline = _died_headline(key, [code_cells[i] for i in left_out], killers)
     for q in key.info.questions:
@@ -1062,6 +1084,25 @@ def _cell_notes(key: Key, res: Result, code_cells: list[NotebookNode],
                              "If an answer cell reassigned a name the lab uses, that is the "
                              "likely cause.")
     return export_at, killers
+
+
+def _spawn_notes(key: Key, res: Result, code_cells: list[NotebookNode],
+                 cells: dict[int, CellRun]) -> None:
+    """A note and a flag for each answer cell whose run says it tried to run a program
+    (:mod:`simcore.labkit.spawns`): the kind only, in the module's fixed words."""
+    for index, cell in enumerate(code_cells):
+        run = cells.get(index)
+        if run is None or not is_answer(cell):
+            continue
+        kinds = spawns.kinds_in(run.stdout)
+        if not kinds:
+            continue
+        label = key.answer_labels.get(cell.id, cell.id)
+        how = ", ".join(kinds)
+        res.notes.append(f"Your answer cell for {label} tried to run a program ({how}); the "
+                         "grader does not allow that (answers are computed in Python, in the "
+                         "lab's kernel), and your instructor will see it.")
+        res.flagged.append(f"the answer cell for {label} tried to run a program ({how})")
 
 
 def _died_headline(key: Key, rerun: Sequence[NotebookNode], killers: Sequence[str]) -> str:

@@ -179,6 +179,12 @@ def student_version(key: NotebookNode, path: str | Path = "<lab>") -> NotebookNo
     nb.metadata = NotebookNode()
     if kernelspec:
         nb.metadata["kernelspec"] = copy.deepcopy(kernelspec)
+    # Only the language's name, knowingly: JupyterLab (4.x, NotebookPanel._updateLanguage) puts
+    # the kernel's whole language_info into the notebook when a kernel starts, and marks it
+    # changed unless the stored one is equal field for field; that includes "version", the
+    # Python of the machine the key was run on (3.11.7 here; Binder's runtime.txt asks only for
+    # 3.11). Copying the key's would embed one machine's patch release and still mark the
+    # notebook changed everywhere else, so a student version carries no machine's data.
     if language:
         nb.metadata["language_info"] = {"name": language.get("name", "python")}
     nb.metadata["disklab"] = {"lab": info.lab, "version": "student"}
