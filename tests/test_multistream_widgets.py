@@ -47,3 +47,17 @@ def test_segments_explorer_cliff_moves_with_the_segments():
     line = next(t for t in ex.figure.data if t.name == "streams = segments")
     assert list(line.x) == [16, 16]
     assert ex.figure.data[0].y[-1] == pytest.approx(ex.mb_s[-1])
+
+
+def test_dispatch_explorer_says_all_streams_are_active_when_d_exceeds_them():
+    """Lab 6's q9 asks how many streams are active: with 10 streams, R = 1 MiB and M = 16 MiB,
+    D = M/(R·N) = 16 is room for more streams than there are, so all 10 are active and M is
+    more than they use (the line said "16 active streams" before: a student walking the lab
+    read that as the answer)."""
+    ex = dispatch_explorer(streams=10, scheme="dispatch set", r_kib=1024, m_mib=16,
+                           window_ms=500)
+    assert "all 10 are active at once" in ex.info.value
+    assert "10·R·N = 10 MiB" in ex.info.value
+    assert "16 active streams" not in ex.info.value
+    ex.m.value = 8  # D = 8 < 10 streams: the line counts D active streams, as before
+    assert "D = M/(R·N) = 8 active streams" in ex.info.value

@@ -106,8 +106,13 @@ class DispatchExplorer(w.VBox):
         extra = ""
         if isinstance(host, DispatchConfig):
             d, m = host.resolved(s)
-            extra = (f"D = M/(R·N) = {d} active stream{'s' if d > 1 else ''}; "
-                     f"M = {m / 1024:g} MiB &ge; D·R·N = {d * host.visit_kib / 1024:g} MiB; ")
+            if d > s:  # more room than streams: every stream is active, part of M stays unused
+                extra = (f"D = M/(R·N) = {d}, more than the {s} streams: all {s} are active at "
+                         f"once, and M = {m / 1024:g} MiB is more than the "
+                         f"{s}·R·N = {s * host.visit_kib / 1024:g} MiB they use; ")
+            else:
+                extra = (f"D = M/(R·N) = {d} active stream{'s' if d > 1 else ''}; "
+                         f"M = {m / 1024:g} MiB &ge; D·R·N = {d * host.visit_kib / 1024:g} MiB; ")
         elif isinstance(host, ReadaheadConfig):
             extra = (f"page cache used at most {r.host['peak_cached_bytes'] / 2**20:.0f} MiB; ")
         self.info.value = (f"<b>{r.throughput_mb_s:.1f} MB/s</b> for all {s} streams "
