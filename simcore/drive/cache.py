@@ -350,9 +350,27 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
             if self.config.read_ahead == "on-arrival":
                 seg.start = self._pre_read(lba, plan)
         if self.config.read_any_free and not seg.written:
-            pre = self._pre_read(first, plan, wrap=True)
-            if pre < seg.start:  # (min and max, here and below, without their calls)
-                seg.start = pre
+            track = self.layout._track  # the straight track track_plan just found, if any
+            if type(plan) is TrackPlan and track[0] <= first < track[1]:
+                # (_pre_read(first, plan, wrap=True) on that track, inlined: this runs on
+                # every read miss of a drive with "Read any free blocks"; the same operations
+                # in the same order, so the same landing and the same count)
+                t0, t1, _cyl, _surface, offset, spt = track
+                mech = self.mech
+                sector = math.ceil((mech.phase0 + plan.move_end_ms / mech.rev_ms) % 1.0 * spt
+                                   - 1e-9) % spt
+                landing = t0 + (sector - offset) % spt
+                if landing < t1 and landing != first:
+                    if landing > first:  # past the target: round to the track's first sector
+                        landing = t0
+                    self._counts["pre_read_sectors"] += first - landing
+                    pre = first - self.cap if first - self.cap > landing else landing
+                    if pre < seg.start:
+                        seg.start = pre
+            else:
+                pre = self._pre_read(first, plan, wrap=True)
+                if pre < seg.start:  # (min and max, here and below, without their calls)
+                    seg.start = pre
         seg.first = seg.start
         ring = seg.end - (sectors if sectors > self.cap else self.cap)
         if ring > seg.start:
