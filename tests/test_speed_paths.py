@@ -283,6 +283,46 @@ def test_a_stream_over_several_tracks_counts_as_its_arrays(disk):
 
 
 @pytest.mark.parametrize("disk", ["atlas10k", "hpc2247", "ultrastar18es", "toy"])
+def test_a_read_miss_over_several_tracks_is_its_plan_when_asked(disk):
+    # a read miss crossing a track keeps its tracks' plans (SegmentCache.read): its totals,
+    # its end, its times as a list (ready_list), its array and its plan, asked for, are those
+    # of Mechanism.plan of the same read to the bit, and nothing makes the arrays until asked
+    from simcore.disk.access import HeadState, join_track_plans
+    from simcore.drive.cache import CacheConfig, SegmentCache, _joined_times_list
+
+    mech = Mechanism(load_disk(disk))
+    lay = mech.layout
+    rng = np.random.default_rng(12)
+    checked = 0
+    for _ in range(200):
+        end = lay.track_end(int(rng.integers(0, lay.capacity // 2)))
+        n = int(rng.integers(2, 40))
+        lba = max(0, end - int(rng.integers(1, n)))  # the read's last sectors on the next track
+        n = min(n, lay.capacity - lba)
+        head = HeadState(int(rng.integers(0, lay.cylinders)), int(rng.integers(0, lay.surfaces)))
+        start_ms = float(rng.uniform(0, 3e6))
+        want = mech.plan(lba, n, False, start_ms, HeadState(head.cylinder, head.surface))
+        cache = SegmentCache(CacheConfig(size_kib=256, segments=4), mech)
+        svc = cache.read(lba, n, start_ms, start_ms, head)
+        assert (head.cylinder, head.surface) == (want.cylinder, want.surface)
+        assert (svc.seek_ms, svc.rotation_ms, svc.transfer_ms, svc.media_end_ms) == (
+            want.seek_ms, want.rotation_ms, want.transfer_ms, want.end_ms)
+        if len(want.pieces) < 2:
+            continue
+        assert type(svc._ready) is list  # the tracks' plans, no arrays yet
+        assert svc.ready_list() == want.done_ms.tolist()
+        assert svc.latest_less(0.001) is None
+        plan = svc.plan
+        assert np.array_equal(plan.done_ms, want.done_ms) and plan[1:] == want[1:]
+        assert np.array_equal(svc.ready_ms, want.done_ms) and svc.ready_ms is plan.done_ms
+        # the running maximum too (only a guard on real plans): tracks out of order
+        back = [*reversed(mech.read_track_plans(lba, n, start_ms, head))]
+        assert _joined_times_list(back) == join_track_plans(back).done_ms.tolist()
+        checked += 1
+    assert checked > 50
+
+
+@pytest.mark.parametrize("disk", ["atlas10k", "hpc2247", "ultrastar18es", "toy"])
 def test_latest_less_is_the_largest_over_the_list(disk):
     # the burst start from the ends of a track plan's runs: the float the list's max gives
     from operator import sub

@@ -54,7 +54,7 @@ import math
 
 import numpy as np
 
-from ..disk.access import HeadState, Mechanism, Plan, TrackPlan
+from ..disk.access import HeadState, Mechanism, Plan, TrackPlan, join_track_plans
 from .cache_background import BackgroundWork, _Stream, sector_end
 from .cache_config import DESTAGE, POLICIES, CacheConfig, segment_cap
 from .cache_destage import DestageWork
@@ -84,27 +84,43 @@ class ReadService:
 
     ``ready_ms`` (an array) is when each sector is in the buffer. A miss read from the media
     on one track keeps only its :class:`~simcore.disk.access.TrackPlan`, whose sector times these
-    are, and makes the array when asked; :meth:`ready_list` gives the same times as Python
-    floats without it (all the buffered drive's burst needs). Made by :func:`_read_service`
-    (one per read: see :class:`~simcore.disk.access.TrackPlan` for why not by calling
-    the class)."""
+    are, and makes the array when asked; one over several tracks keeps its tracks' (a list), and
+    :attr:`plan` and the array are joined from them when asked
+    (:func:`~simcore.disk.access.join_track_plans`). :meth:`ready_list` gives the same times
+    as Python floats without the array (all the buffered drive's burst needs). Made by
+    :func:`_read_service` (one per read: see :class:`~simcore.disk.access.TrackPlan` for
+    why not by calling the class)."""
 
-    __slots__ = ("_ready", "kind", "media_end_ms", "plan", "rotation_ms", "sectors", "seek_ms",
-                 "segment", "transfer_ms")
+    __slots__ = ("_plan", "_ready", "kind", "media_end_ms", "rotation_ms", "sectors",
+                 "seek_ms", "segment", "transfer_ms")
 
     sectors: int  # how many sectors the read moves (a slot: read_done asks on every read)
+
+    @property
+    def plan(self) -> Plan | TrackPlan | None:
+        """A miss's media access (a TrackPlan when on one track; else a Plan)."""
+        plan = self._plan
+        if type(plan) is list:
+            plan = self._plan = join_track_plans(plan)
+        return plan
 
     @property
     def ready_ms(self) -> np.ndarray:
         ready = self._ready
         if isinstance(ready, TrackPlan):
             ready = self._ready = ready.times()
+        elif type(ready) is list:  # the joined plan's array (a Plan's done_ms is the same)
+            ready = self._ready = self.plan.done_ms
         return ready
 
     def ready_list(self) -> list[float]:
         """:attr:`ready_ms` as a list of floats (``ready_ms.tolist()``)."""
         ready = self._ready
-        return ready.times_list() if isinstance(ready, TrackPlan) else ready.tolist()
+        if isinstance(ready, TrackPlan):
+            return ready.times_list()
+        if type(ready) is list:
+            return _joined_times_list(ready)
+        return ready.tolist()
 
     def latest_less(self, b: float) -> float | None:
         """:meth:`TrackPlan.latest_less` of a read from one track (None otherwise): the
@@ -132,8 +148,22 @@ def _read_service(kind: str, ready_ms: np.ndarray | TrackPlan, sectors: int, see
     svc.transfer_ms = transfer_ms
     svc.media_end_ms = media_end_ms
     svc.segment = segment
-    svc.plan = plan
+    svc._plan = plan
     return svc
+
+
+def _joined_times_list(tracks: list[TrackPlan]) -> list[float]:
+    """``join_track_plans(tracks).done_ms.tolist()`` without the arrays: the tracks' times one
+    after the other (:meth:`TrackPlan.times_list`, the same floats as their arrays) as a
+    running maximum, which picks one of the floats it compares, as ``np.maximum`` does."""
+    out: list[float] = []
+    top = -math.inf
+    for tp in tracks:
+        for x in tp.times_list():
+            if x > top:
+                top = x
+            out.append(top)
+    return out
 
 
 class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, ReadAhead,
@@ -316,13 +346,27 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         else:
             free = max(free, ready_ms)
         first = lba + hit
-        plan: Plan | TrackPlan | None = self.mech.track_plan(first, sectors - hit, False, free,
-                                                             head)
+        # the media part's plan: a TrackPlan on one track; over several, for a miss, its
+        # tracks' TrackPlans (a list), joined into a Plan only if something asks for the
+        # arrays (about one random 4 KiB miss in 40 crosses a track); else a Plan
+        plan: Plan | TrackPlan | list[TrackPlan] | None = self.mech.track_plan(
+            first, sectors - hit, False, free, head)
+        if plan is None and not hit:
+            plan = self.mech.read_track_plans(first, sectors, free, head)
         if plan is None:
             plan = self.mech.plan(first, sectors - hit, False, free, head)
             done, seek, rot, xfer = plan.done_ms, plan.seek_ms, plan.rotation_ms, plan.transfer_ms
-        else:  # on one track: the numbers Plan would hold (its times when asked for)
+            p0 = last = plan
+        elif type(plan) is list:  # (join_track_plans's totals, in its order: the same floats)
+            seek = rot = xfer = 0.0
+            for tp in plan:
+                seek += tp.move_ms
+                rot += tp.rotation_ms
+                xfer += tp.transfer_ms
             done = plan
+            p0, last = plan[0], plan[-1]  # (a Plan's first piece and its end: the same fields)
+        else:  # on one track: the numbers Plan would hold (its times when asked for)
+            done = p0 = last = plan
             seek, rot, xfer = 0.0 + plan.move_ms, 0.0 + plan.rotation_ms, 0.0 + plan.transfer_ms
         if hit:
             ready = np.empty(sectors)
@@ -330,7 +374,7 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
             ready[hit:] = done.times() if done is plan else done
         else:  # all from the media (the plan's own times: nobody writes either)
             ready = done
-        head.cylinder, head.surface = plan.cylinder, plan.surface
+        head.cylinder, head.surface = last.cylinder, last.surface
         if kind == "partial" and not seg.dirty:  # keep the request; older data may go
             self._counts["partial_hits" if hit else "misses"] += 1
             seg.owner_start = self._live_start(seg, now)  # DiskSim keeps the segment's start
@@ -348,16 +392,34 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
             seg.end = lba + sectors
             seg.owner_start = lba
             if self.config.read_ahead == "on-arrival":
-                seg.start = self._pre_read(lba, plan)
+                seg.start = self._pre_read(lba, p0)
         if self.config.read_any_free and not seg.written:
-            pre = self._pre_read(first, plan, wrap=True)
-            if pre < seg.start:  # (min and max, here and below, without their calls)
-                seg.start = pre
+            track = self.layout._track  # the straight track track_plan just found, if any
+            if type(p0) is TrackPlan and track[0] <= first < track[1]:
+                # (_pre_read(first, plan, wrap=True) on that track, inlined: this runs on
+                # every read miss of a drive with "Read any free blocks"; the same operations
+                # in the same order, so the same landing and the same count)
+                t0, t1, _cyl, _surface, offset, spt = track
+                mech = self.mech
+                sector = math.ceil((mech.phase0 + p0.move_end_ms / mech.rev_ms) % 1.0 * spt
+                                   - 1e-9) % spt
+                landing = t0 + (sector - offset) % spt
+                if landing < t1 and landing != first:
+                    if landing > first:  # past the target: round to the track's first sector
+                        landing = t0
+                    self._counts["pre_read_sectors"] += first - landing
+                    pre = first - self.cap if first - self.cap > landing else landing
+                    if pre < seg.start:
+                        seg.start = pre
+            else:
+                pre = self._pre_read(first, p0, wrap=True)
+                if pre < seg.start:  # (min and max, here and below, without their calls)
+                    seg.start = pre
         seg.first = seg.start
         ring = seg.end - (sectors if sectors > self.cap else self.cap)
         if ring > seg.start:
             seg.start = ring
-        seg.ready_ms = plan.end_ms
+        seg.ready_ms = last.end_ms
         # (never below zero: a stop's wait may be a hair below it, where the next sector
         # boundary rounds to just before the stop, and free a hair below ready_ms)
         waited = free - ready_ms if free > ready_ms else 0.0
@@ -368,9 +430,9 @@ class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, 
         svc.seek_ms = seek + waited
         svc.rotation_ms = rot
         svc.transfer_ms = xfer
-        svc.media_end_ms = plan.end_ms
+        svc.media_end_ms = last.end_ms
         svc.segment = seg
-        svc.plan = plan
+        svc._plan = plan
         return svc
 
 

@@ -521,8 +521,20 @@ class Drive:
                 run = False
                 while True:
                     if not pending:
-                        nxt = cache.background(now, head)
                         armed = True
+                        ra = cache.stream
+                        if (ra is not None and now < ra.end_ms and ra.kind == "read"
+                                and not cache._marked):
+                            # a read-ahead under way, no segment dirty: background() would
+                            # say its end and idle_at_end() True (both inlined: the drive
+                            # goes idle so after most commands)
+                            ra_end = now + (ra.end_ms - now)  # (as the timeout's time)
+                            if ra_end > tail:  # (max, without its call)
+                                tail = ra_end
+                            state = _IDLE
+                            dev = None
+                            break
+                        nxt = cache.background(now, head)
                         if nxt is not None and nxt > now and cache.idle_at_end():
                             # a read-ahead with nothing dirty: the process, woken at its end,
                             # would find nothing to do and wait on, its next command starting
@@ -585,7 +597,8 @@ class Drive:
                         if state is not _CONDITION:
                             wake = (now, 1, eid)
                             eid += 1
-                if wake is not None and _wake_comes_next(state, now, dev, feed):
+                if wake is not None and (state is _IDLE or _wake_comes_next(state, now, dev,
+                                                                            feed)):
                     wake, run = None, True  # the drive runs now, as the branch below has it
                     if state is _IDLE_OR_BACKGROUND:  # after the condition's own event
                         tail = max(tail, dev[0])
