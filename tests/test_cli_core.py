@@ -109,6 +109,17 @@ def test_bench_quick_json_reports_rates():
         (second["cpu_s"] - third["cpu_s"]) / (second["cpu_s"] - first["cpu_s"]))
 
 
+def test_bench_rounds_keep_each_scenarios_fastest_and_refuse_zero():
+    """``--rounds N`` reports one row per scenario (its fastest round), not N rows."""
+    report = json.loads(cli("bench", "--quick", "--json", "--rounds", "2").stdout)
+    names = [r["scenario"] for r in report["scenarios"]]
+    assert report["rounds"] == 2 and len(names) == len(set(names)) == 9
+    assert report["firmware_over_fast_path_cpu"] == (report["scenarios"][1]["cpu_s"]
+                                                     / report["scenarios"][0]["cpu_s"])
+    bad = cli("bench", "--quick", "--rounds", "0", check=False)
+    assert bad.returncode == 2 and "--rounds must be at least 1" in bad.stderr
+
+
 def test_the_simulator_chapter_lists_every_subcommand():
     """book/simulator.md's table of subcommands names each one ``python -m simcore --help``
     lists (it once listed 9 of 17)."""

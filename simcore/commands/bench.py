@@ -8,7 +8,9 @@ requests through the drive's whole firmware (its segmented cache and interface),
 the default stack: the goal is within 3x of the first. The third runs that firmware
 without its read-ahead, which shows where the firmware's cost goes. The last lines
 give the ratio and that share, from CPU time (the process's, so other work on the
-machine inflates it less than the wall time).
+machine inflates it less than the wall time). On a shared machine one run's times move by
+10 % or more; ``--rounds N`` runs every scenario N times, in turn, and keeps each one's
+fastest time, so that a passing load burst skews no scenario alone.
 """
 
 from __future__ import annotations
@@ -64,26 +66,34 @@ def register(sub) -> None:
     p = sub.add_parser("bench", help="measure simulator speed (requests per second)")
     p.add_argument("--quick", action="store_true", help="10x fewer requests")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--rounds", type=int, default=1, metavar="N",
+                   help="run the scenarios N times in turn and keep each one's fastest time")
     p.set_defaults(func=main)
 
 
 def main(args) -> int:
-    rows = []
-    for name, mech, make, sched, options in _scenarios(args.quick):
-        workload = make()
-        t0, c0 = time.perf_counter(), time.process_time()
-        result = run(stack(mech, scheduler=sched, **options), workload)
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        s = result.summary()
-        rows.append({"scenario": name, "requests": len(result), "wall_s": wall, "cpu_s": cpu,
-                     "requests_per_s": len(result) / wall, "utilization": s["utilization"]})
+    if args.rounds < 1:
+        raise ValueError(f"bench: --rounds must be at least 1, not {args.rounds}")
+    best: dict[str, dict] = {}  # scenario -> its fastest round (CPU time)
+    for _ in range(args.rounds):
+        for name, mech, make, sched, options in _scenarios(args.quick):
+            workload = make()
+            t0, c0 = time.perf_counter(), time.process_time()
+            result = run(stack(mech, scheduler=sched, **options), workload)
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            row = {"scenario": name, "requests": len(result), "wall_s": wall, "cpu_s": cpu,
+                   "requests_per_s": len(result) / wall,
+                   "utilization": result.summary()["utilization"]}
+            if name not in best or cpu < best[name]["cpu_s"]:
+                best[name] = row
+    rows = list(best.values())
     # the stack with the drive's firmware against the fast path, same requests (goal: <= 3)
     ratio = rows[1]["cpu_s"] / rows[0]["cpu_s"] if rows[0]["cpu_s"] > 0 else None
     # the firmware's own cost, and the read-ahead's share of it (scenarios 2 and 3)
     extra = rows[1]["cpu_s"] - rows[0]["cpu_s"]
     ra_share = (rows[1]["cpu_s"] - rows[2]["cpu_s"]) / extra if extra > 0 else None
     report = {"python": platform.python_version(), "machine": platform.machine(),
-              "scenarios": rows, "firmware_over_fast_path_cpu": ratio,
+              "rounds": args.rounds, "scenarios": rows, "firmware_over_fast_path_cpu": ratio,
               "read_ahead_share_of_firmware_cost": ra_share}
     if args.json:
         print(json.dumps(report, indent=2))
@@ -93,8 +103,9 @@ def main(args) -> int:
             print(f"{r['scenario']:<{width}} {r['requests']:>8} req  {r['wall_s']:7.2f} s  "
                   f"{r['requests_per_s']:>9,.0f} req/s  util {r['utilization']:.2f}")
         if ratio is not None:
-            print(f"firmware stack / fast path (CPU time, scenarios 2 and 1): {ratio:.2f}x "
-                  f"(goal: at most 3x)")
+            rounds = f", fastest of {args.rounds} rounds" if args.rounds > 1 else ""
+            print(f"firmware stack / fast path (CPU time{rounds}, scenarios 2 and 1): "
+                  f"{ratio:.2f}x (goal: at most 3x)")
         if ra_share is not None:
             print(f"the read-ahead's share of the firmware's own cost (scenarios 2 and 3 "
                   f"against 1): {ra_share:.0%}")
