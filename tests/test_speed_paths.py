@@ -25,6 +25,13 @@ from simcore.workloads import OpenWorkload, random_open, sequential_open
 from simcore.workloads.traces import disksim
 
 
+def _random_head(rng: np.random.Generator, lay: Layout):
+    """A head over a random cylinder and surface (cylinder drawn first, then surface)."""
+    from simcore.disk.access import HeadState
+
+    return HeadState(int(rng.integers(0, lay.cylinders)), int(rng.integers(0, lay.surfaces)))
+
+
 def _by_simpy(stk, requests):
     built = start(stk)
     env = built.env
@@ -191,7 +198,7 @@ def test_track_plan_is_the_plan(disk):
         lba = int(rng.integers(0, lay.capacity))
         n = int(rng.integers(1, 64))
         n = min(n, lay.track_end(lba) - lba)
-        head = HeadState(int(rng.integers(0, lay.cylinders)), int(rng.integers(0, lay.surfaces)))
+        head = _random_head(rng, lay)
         start_ms = float(rng.uniform(0, 1000))
         is_write = bool(rng.integers(0, 2))
         tp = mech.track_plan(lba, n, is_write, start_ms, head)
@@ -217,7 +224,6 @@ def test_track_plan_is_the_plan(disk):
 def test_track_plan_on_a_held_track_is_the_track_plan(disk):
     # a cache's read-ahead plans on the straight track it holds: the same numbers as
     # track_plan's own look-up, field by field (the rest of the track, and shorter runs)
-    from simcore.disk.access import HeadState
 
     mech = Mechanism(load_disk(disk))
     lay = mech.layout
@@ -229,7 +235,7 @@ def test_track_plan_on_a_held_track_is_the_track_plan(disk):
         if track is None:
             continue
         n = int(rng.integers(1, track.end - x + 1)) if rng.integers(0, 2) else track.end - x
-        head = HeadState(int(rng.integers(0, lay.cylinders)), int(rng.integers(0, lay.surfaces)))
+        head = _random_head(rng, lay)
         start_ms = float(rng.uniform(0, 3e6))
         got = mech.track_plan_on(track, x, n, start_ms, head)
         want = mech.track_plan(x, n, False, start_ms, head)
@@ -244,7 +250,7 @@ def test_a_stream_over_several_tracks_counts_as_its_arrays(disk):
     # a read-ahead over several tracks keeps its tracks' plans (read_track_plans) and makes the
     # arrays only when asked: joined, they are Mechanism.plan's to the bit, and the stream's
     # counts and times from the track plans are the arrays' (np.searchsorted, indexing)
-    from simcore.disk.access import HeadState, join_track_plans
+    from simcore.disk.access import join_track_plans
     from simcore.drive.cache_background import new_stream
     from simcore.drive.cache_segments import Segment
 
@@ -255,7 +261,7 @@ def test_a_stream_over_several_tracks_counts_as_its_arrays(disk):
     for _ in range(300):
         lba = int(rng.integers(0, lay.capacity - 1))
         n = min(int(rng.integers(2, 3 * lay.track_end(lba) - 3 * lba + 400)), lay.capacity - lba)
-        head = HeadState(int(rng.integers(0, lay.cylinders)), int(rng.integers(0, lay.surfaces)))
+        head = _random_head(rng, lay)
         start_ms = float(rng.uniform(0, 3e6))
         tracks = mech.read_track_plans(lba, n, start_ms, head)
         plan = mech.plan(lba, n, False, start_ms, head)
@@ -287,8 +293,8 @@ def test_a_read_miss_over_several_tracks_is_its_plan_when_asked(disk):
     # a read miss crossing a track keeps its tracks' plans (SegmentCache.read): its totals,
     # its end, its times as a list (ready_list), its array and its plan, asked for, are those
     # of Mechanism.plan of the same read to the bit, and nothing makes the arrays until asked
-    from simcore.disk.access import HeadState, join_track_plans
-    from simcore.drive.cache import CacheConfig, SegmentCache, _joined_times_list
+    from simcore.disk.access import HeadState, join_track_plans, join_track_times
+    from simcore.drive.cache import CacheConfig, SegmentCache
 
     mech = Mechanism(load_disk(disk))
     lay = mech.layout
@@ -299,7 +305,7 @@ def test_a_read_miss_over_several_tracks_is_its_plan_when_asked(disk):
         n = int(rng.integers(2, 40))
         lba = max(0, end - int(rng.integers(1, n)))  # the read's last sectors on the next track
         n = min(n, lay.capacity - lba)
-        head = HeadState(int(rng.integers(0, lay.cylinders)), int(rng.integers(0, lay.surfaces)))
+        head = _random_head(rng, lay)
         start_ms = float(rng.uniform(0, 3e6))
         want = mech.plan(lba, n, False, start_ms, HeadState(head.cylinder, head.surface))
         cache = SegmentCache(CacheConfig(size_kib=256, segments=4), mech)
@@ -317,7 +323,7 @@ def test_a_read_miss_over_several_tracks_is_its_plan_when_asked(disk):
         assert np.array_equal(svc.ready_ms, want.done_ms) and svc.ready_ms is plan.done_ms
         # the running maximum too (only a guard on real plans): tracks out of order
         back = [*reversed(mech.read_track_plans(lba, n, start_ms, head))]
-        assert _joined_times_list(back) == join_track_plans(back).done_ms.tolist()
+        assert join_track_times(back) == join_track_plans(back).done_ms.tolist()
         checked += 1
     assert checked > 50
 
@@ -327,7 +333,6 @@ def test_latest_less_is_the_largest_over_the_list(disk):
     # the burst start from the ends of a track plan's runs: the float the list's max gives
     from operator import sub
 
-    from simcore.disk.access import HeadState
 
     mech = Mechanism(load_disk(disk))
     lay = mech.layout
@@ -336,7 +341,7 @@ def test_latest_less_is_the_largest_over_the_list(disk):
     for _ in range(600):
         lba = int(rng.integers(0, lay.capacity))
         n = min(int(rng.integers(1, 400)), lay.track_end(lba) - lba)
-        head = HeadState(int(rng.integers(0, lay.cylinders)), int(rng.integers(0, lay.surfaces)))
+        head = _random_head(rng, lay)
         tp = mech.track_plan(lba, n, False, float(rng.uniform(0, 3e6)), head)
         times = tp.times_list()
         # a bus slower than, equal to, and faster than the media; none

@@ -131,6 +131,20 @@ def join_track_plans(tracks: list[TrackPlan]) -> Plan:
                 last.surface)
 
 
+def join_track_times(tracks: list[TrackPlan]) -> list[float]:
+    """``join_track_plans(tracks).done_ms.tolist()`` without the arrays: the tracks' times one
+    after the other (:meth:`TrackPlan.times_list`, the same floats as their arrays) as a
+    running maximum, which picks one of the floats it compares, as ``np.maximum`` does."""
+    out: list[float] = []
+    top = -math.inf
+    for tp in tracks:
+        for x in tp.times_list():
+            if x > top:
+                top = x
+            out.append(top)
+    return out
+
+
 class TrackPlan:
     """One track's part of a :class:`Plan`, as the numbers its sector times follow from.
 

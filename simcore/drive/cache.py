@@ -54,7 +54,7 @@ import math
 
 import numpy as np
 
-from ..disk.access import HeadState, Mechanism, Plan, TrackPlan, join_track_plans
+from ..disk.access import HeadState, Mechanism, Plan, TrackPlan, join_track_plans, join_track_times
 from .cache_background import BackgroundWork, _Stream, sector_end
 from .cache_config import DESTAGE, POLICIES, CacheConfig, segment_cap
 from .cache_destage import DestageWork
@@ -119,7 +119,7 @@ class ReadService:
         if isinstance(ready, TrackPlan):
             return ready.times_list()
         if type(ready) is list:
-            return _joined_times_list(ready)
+            return join_track_times(ready)
         return ready.tolist()
 
     def latest_less(self, b: float) -> float | None:
@@ -150,20 +150,6 @@ def _read_service(kind: str, ready_ms: np.ndarray | TrackPlan, sectors: int, see
     svc.segment = segment
     svc._plan = plan
     return svc
-
-
-def _joined_times_list(tracks: list[TrackPlan]) -> list[float]:
-    """``join_track_plans(tracks).done_ms.tolist()`` without the arrays: the tracks' times one
-    after the other (:meth:`TrackPlan.times_list`, the same floats as their arrays) as a
-    running maximum, which picks one of the floats it compares, as ``np.maximum`` does."""
-    out: list[float] = []
-    top = -math.inf
-    for tp in tracks:
-        for x in tp.times_list():
-            if x > top:
-                top = x
-            out.append(top)
-    return out
 
 
 class SegmentCache(CacheStats, SegmentTable, BackgroundWork, SequentialStreams, ReadAhead,
